@@ -1,0 +1,67 @@
+import { test, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import { ChangeFeed } from '../../src/store/changeFeed.js';
+
+function withMockTimers(body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'] });
+    try {
+      await body();
+    } finally {
+      mock.timers.reset();
+    }
+  };
+}
+
+/** Lets promise callbacks run between timer ticks. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test(
+  'a burst of changes is delivered once, after the quiet period',
+  withMockTimers(async () => {
+    const feed = new ChangeFeed({ quietMs: 50, maxDelayMs: 1000 });
+    let batch: ReadonlySet<string> | undefined;
+    void feed.next().then((keys) => (batch = keys));
+    for (let i = 0; i < 100; i++) {
+      feed.push(`Ingress/ns/i${i % 40}`);
+      mock.timers.tick(5);
+      await settle();
+    }
+    assert.equal(batch, undefined, 'nothing delivered while changes keep arriving within the quiet period');
+    mock.timers.tick(50);
+    await settle();
+    assert.equal(batch?.size, 40, 'duplicate keys collapse');
+    assert.equal(feed.pendingCount, 0);
+  }),
+);
+
+test(
+  'a steady stream is still delivered after maxDelay',
+  withMockTimers(async () => {
+    const feed = new ChangeFeed({ quietMs: 50, maxDelayMs: 200 });
+    const batches: number[] = [];
+    const consume = async () => {
+      for (;;) batches.push((await feed.next()).size);
+    };
+    void consume();
+    for (let i = 0; i < 100; i++) {
+      feed.push(`k${i}`);
+      mock.timers.tick(10);
+      await settle();
+    }
+    assert.ok(batches.length >= 4 && batches.length <= 6, `batches: ${batches.join(',')}`);
+    for (const size of batches) assert.ok(size <= 21, `batch of ${size} exceeds maxDelay`);
+  }),
+);
+
+test(
+  'changes arriving while the consumer is busy are handed over at once on the next call',
+  withMockTimers(async () => {
+    const feed = new ChangeFeed({ quietMs: 50, maxDelayMs: 1000 });
+    feed.push('a');
+    mock.timers.tick(60);
+    feed.push('b');
+    const keys = await feed.next();
+    assert.deepEqual([...keys].sort(), ['a', 'b']);
+  }),
+);
