@@ -8,8 +8,8 @@ export type QueryValue = string | number | boolean | undefined;
 
 export interface RequestOptions {
   signal?: AbortSignal;
-  /** Abort when no body bytes arrive for this long (half-open connections). */
-  bodyTimeoutMs?: number;
+  /** Abort when no response bytes arrive for this long (half-open connections). */
+  inactivityTimeoutMs?: number;
 }
 
 export class KubeApiError extends Error {
@@ -44,8 +44,6 @@ export class KubeHttpClient {
         keepAlive: true,
         keepAliveInitialDelay: 30_000,
       },
-      // Watches stay open for minutes; the reflector sets its own timeouts.
-      headersTimeout: 60_000,
     });
     return new KubeHttpClient(cluster.server.replace(/\/+$/, ''), kubeConfig, agent);
   }
@@ -61,7 +59,8 @@ export class KubeHttpClient {
       dispatcher: this.agent,
       headers: { accept: 'application/json', ...(await this.authHeaders()) },
       signal: options.signal,
-      bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+      headersTimeout: options.inactivityTimeoutMs ?? 60_000,
+      bodyTimeout: options.inactivityTimeoutMs ?? 60_000,
     });
     if (response.statusCode < 200 || response.statusCode >= 300) {
       const body = await response.body.text().catch(() => '');

@@ -13,7 +13,12 @@ export function levelForVerbosity(verbosity: number): pino.Level {
 
 export function createLogger(verbosity: number, destination?: DestinationStream): Logger {
   return pino(
-    { level: levelForVerbosity(verbosity), base: { component: 'portico' } },
+    {
+      level: levelForVerbosity(verbosity),
+      base: { component: 'portico' },
+      formatters: { level: (label) => ({ level: label }) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     // Synchronous writes: a controller's log volume is small, and lines written
     // just before exit (a fatal error, a shutdown) must not be lost.
     destination ?? pino.destination({ dest: 1, sync: true }),

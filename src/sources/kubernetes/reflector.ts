@@ -22,8 +22,11 @@ export interface ReflectorOptions<T extends KubeObject> {
   fieldSelector?: string;
   /** Items per LIST page. */
   pageSize?: number;
-  /** Each watch asks the server to end it after a random time in this range, spreading reconnects. */
-  watchTimeoutSeconds?: readonly [min: number, max: number];
+  /**
+   * Each watch asks the server to end it after a random time in this range,
+   * spreading reconnects; null leaves it to the server (--min-request-timeout).
+   */
+  watchTimeoutSeconds?: readonly [min: number, max: number] | null;
   /** No bytes (not even a bookmark) for this long: the connection is presumed dead. */
   inactivityTimeoutMs?: number;
   backoff?: BackoffPolicy;
@@ -38,6 +41,8 @@ export interface ReflectorStats {
   gone: number;
   errors: number;
   events: number;
+  /** The most recent failure, for diagnostics (e.g. a 403 naming a missing RBAC permission). */
+  lastError: string | undefined;
 }
 
 class GoneError extends Error {
@@ -56,7 +61,14 @@ interface ListPage {
 const MIN_HEALTHY_WATCH_MS = 1000;
 
 export class Reflector<T extends KubeObject> {
-  readonly stats: ReflectorStats = { lists: 0, watches: 0, gone: 0, errors: 0, events: 0 };
+  readonly stats: ReflectorStats = {
+    lists: 0,
+    watches: 0,
+    gone: 0,
+    errors: 0,
+    events: 0,
+    lastError: undefined,
+  };
   /** Resolves once the first complete list has reached the sink. */
   readonly synced: Promise<void>;
 
@@ -113,8 +125,15 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         this.stats.errors++;
+        this.stats.lastError = describe(error);
+        if (error instanceof KubeApiError && (error.statusCode === 401 || error.statusCode === 403)) {
+          this.log.error(
+            { kind: this.options.resource.kind, path: this.path, status: error.statusCode },
+            `not allowed to list/watch ${this.options.resource.plural}: grant get, list and watch to Portico's identity (deploy/rbac.yaml)`,
+          );
+        }
         failures++;
-        await this.pause(failures, describe(error));
+        await this.pause(failures, this.stats.lastError);
       }
     }
   }
@@ -153,7 +172,7 @@ export class Reflector<T extends KubeObject> {
         const response = await this.options.client.get(
           this.path,
           { ...this.baseQuery(), limit, continue: continueToken },
-          { signal: this.abort.signal, bodyTimeoutMs: this.options.inactivityTimeoutMs },
+          { signal: this.abort.signal, inactivityTimeoutMs: this.options.inactivityTimeoutMs },
         );
         page = (await response.body.json()) as ListPage;
       } catch (error) {
@@ -178,8 +197,8 @@ export class Reflector<T extends KubeObject> {
   /** One WATCH until the server ends it; returns whether it was healthy (lasted, or delivered events). */
   private async watchOnce(): Promise<boolean> {
     this.stats.watches++;
-    const [min, max] = this.options.watchTimeoutSeconds;
-    const timeoutSeconds = Math.round(min + this.options.random() * (max - min));
+    const range = this.options.watchTimeoutSeconds;
+    const timeoutSeconds = range ? Math.round(range[0] + this.options.random() * (range[1] - range[0])) : undefined;
     const started = Date.now();
     let delivered = 0;
     const response = await this.options.client.get(
@@ -191,7 +210,7 @@ export class Reflector<T extends KubeObject> {
         resourceVersion: this.resourceVersion,
         timeoutSeconds,
       },
-      { signal: this.abort.signal, bodyTimeoutMs: this.options.inactivityTimeoutMs },
+      { signal: this.abort.signal, inactivityTimeoutMs: this.options.inactivityTimeoutMs },
     );
     for await (const event of watchEvents(response.body)) {
       delivered++;

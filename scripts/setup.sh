@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what Portico needs on Debian 12, idempotently: the nginx data plane
+# and its Lua modules, npm packages, and the compiled controller. A second run
+# changes nothing and takes a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+debian_packages=(
+  nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-stream
+  lua-resty-core lua-resty-lrucache lua-cjson libluajit2-5.1-2
+  iproute2 openssl util-linux
+)
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  [ "$(id -u)" = 0 ] || { echo "setup: run as root to install Debian packages" >&2; exit 1; }
+  apt-get update -qq
+  # Debian's nginx package starts a system nginx on :80; Portico runs its own.
+  policy_added=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy_added=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  [ -z "$policy_added" ] || rm -f /usr/sbin/policy-rc.d
+fi
+
+# npm packages, reinstalled only when the lock file changed.
+lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.portico-lock-hash 2>/dev/null)" != "$lock_hash" ]; then
+  echo "setup: installing npm packages" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$lock_hash" > node_modules/.portico-lock-hash
+fi
+
+npx tsc -p tsconfig.json
