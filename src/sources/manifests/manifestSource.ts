@@ -1,0 +1,185 @@
+// Feeds the store from a folder of YAML manifests instead of a cluster
+// (`--manifests DIR`). Every change re-reads the whole folder and replaces
+// each kind's complete set, so edits, renames and deletions need no special
+// cases.
+import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { KINDS, objectKey, type Kind, type KindTypes } from '../../kube/objects.js';
+import type { Logger } from '../../log/logger.js';
+import type { ObjectSink } from '../../store/objectSink.js';
+import { formatPosition, manifestError, parseManifests, type ManifestError, type ManifestObject } from './parseManifests.js';
+
+/** Where each kind's objects go; kinds without a sink are read (and checked) but not delivered. */
+export type ManifestSinks = { [K in Kind]?: ObjectSink<KindTypes[K]> };
+
+export interface ManifestSourceOptions {
+  dir: string;
+  sinks: ManifestSinks;
+  logger: Logger;
+  /** Quiet time after the last change before re-reading, so one save (or `cp -r`) loads once. */
+  debounceMs?: number;
+}
+
+/** A manifest file as read: its text, or why it could not be read. */
+interface FileSnapshot {
+  path: string;
+  text?: string;
+  readError?: string;
+}
+
+export class ManifestSource {
+  private readonly dir: string;
+  private readonly sinks: ManifestSinks;
+  private readonly logger: Logger;
+  private readonly debounceMs: number;
+  private watcher: FSWatcher | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private snapshot: FileSnapshot[] | undefined;
+  private currentErrors: readonly ManifestError[] = [];
+  private stopped = false;
+
+  constructor(options: ManifestSourceOptions) {
+    this.dir = options.dir;
+    this.sinks = options.sinks;
+    this.logger = options.logger;
+    this.debounceMs = options.debounceMs ?? 100;
+  }
+
+  /** Loads the folder and starts watching it; rejects when the folder is missing. */
+  async start(): Promise<void> {
+    if (this.watcher) throw new Error('ManifestSource already started');
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(this.dir).isDirectory();
+    } catch (error) {
+      throw new Error(`manifests folder ${this.dir}: ${(error as Error).message}`);
+    }
+    if (!isDirectory) throw new Error(`manifests folder ${this.dir} is not a folder`);
+    // Watch before the first read so a change made during it is not missed.
+    this.watcher = watch(this.dir, { recursive: true }, () => this.scheduleReload());
+    this.watcher.on('error', (error) => this.logger.error({ dir: this.dir, err: error }, 'watching the manifests folder failed'));
+    this.reload();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reloadTimer);
+    this.watcher?.close();
+  }
+
+  /** The problems found by the latest read of the folder. */
+  errors(): readonly ManifestError[] {
+    return this.currentErrors;
+  }
+
+  private scheduleReload(): void {
+    if (this.stopped) return;
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => this.reload(), this.debounceMs);
+  }
+
+  // Synchronous reads: a load is one uninterrupted step, so loads never
+  // interleave and stop() has nothing in flight to wait for. Parsing is
+  // synchronous CPU work anyway.
+  private reload(): void {
+    if (this.stopped) return;
+    let files: FileSnapshot[];
+    try {
+      files = listManifestFiles(this.dir).flatMap((path) => readSnapshot(path) ?? []);
+    } catch (error) {
+      // Keep serving what was loaded: the folder may be mid-replacement. The
+      // next successful read loads in full, even if nothing changed.
+      const folderError = manifestError({ file: this.dir }, `cannot read the manifests folder: ${(error as Error).message}`);
+      this.snapshot = undefined;
+      this.currentErrors = [folderError];
+      this.logger.error({ file: this.dir }, folderError.message);
+      return;
+    }
+    // Editors' swap files and atomic ConfigMap-volume swaps fire events
+    // without changing any manifest: skip those, and don't repeat the logs.
+    if (this.snapshot && sameSnapshot(this.snapshot, files)) return;
+    this.snapshot = files;
+    this.load(files);
+  }
+
+  private load(files: readonly FileSnapshot[]): void {
+    const objects: ManifestObject[] = [];
+    const errors: ManifestError[] = [];
+    const firstSeen = new Map<string, ManifestObject>();
+    for (const file of files) {
+      if (file.text === undefined) {
+        errors.push(manifestError({ file: file.path }, `cannot read the file: ${file.readError}`));
+        continue;
+      }
+      const parsed = parseManifests(file.text, file.path);
+      errors.push(...parsed.errors);
+      for (const entry of parsed.objects) {
+        const identity = `${entry.kind} ${objectKey(entry.object)}`;
+        const first = firstSeen.get(identity);
+        if (first) {
+          errors.push(manifestError(entry.position, `duplicate ${identity}; keeping the one from ${formatPosition(first.position)}`));
+          continue;
+        }
+        firstSeen.set(identity, entry);
+        objects.push(entry);
+      }
+    }
+
+    this.currentErrors = errors;
+    for (const error of errors) this.logger.error({ file: error.file }, error.message);
+    for (const kind of KINDS) this.deliver(kind, objects);
+    this.logger.info({ dir: this.dir, files: files.length, objects: objects.length, errors: errors.length }, 'loaded manifests');
+  }
+
+  private deliver<K extends Kind>(kind: K, objects: readonly ManifestObject[]): void {
+    // Tagged with `kind`, so each object is a KindTypes[K] (TypeScript cannot follow the filter).
+    const ofKind = objects.filter((entry) => entry.kind === kind).map((entry) => entry.object as KindTypes[K]);
+    this.sinks[kind]?.replace(ofKind);
+  }
+}
+
+/**
+ * Every `*.yaml` and `*.yml` file under `root`, sorted so that "first wins"
+ * among duplicates is stable. Dot-entries are skipped: editor swap files, and a
+ * mounted ConfigMap's `..data` folders (which would double every file).
+ * Symlinked folders are not followed, so a link loop cannot trap the walk.
+ */
+function listManifestFiles(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.ya?ml$/.test(entry.name) && isFile(path)) found.push(path);
+    }
+  };
+  walk(root);
+  return found.sort();
+}
+
+/** A regular file, or a symlink to one (a mounted ConfigMap's keys are symlinks). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false; // a dangling symlink, or gone since the folder was listed
+  }
+}
+
+/** The file's text or read error; undefined when it was deleted since the listing (its own event follows). */
+function readSnapshot(path: string): FileSnapshot | undefined {
+  try {
+    return { path, text: readFileSync(path, 'utf8') };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return { path, readError: (error as Error).message };
+  }
+}
+
+function sameSnapshot(a: readonly FileSnapshot[], b: readonly FileSnapshot[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((file, i) => file.path === b[i]?.path && file.text === b[i]?.text && file.readError === b[i]?.readError)
+  );
+}
