@@ -2,6 +2,7 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { GlobalSettings } from './settings/globalSettings.js';
 
 /** How a location matches request paths. */
 export type PathMatch =
@@ -114,4 +115,6 @@ export interface Configuration {
   defaultCertificate: string | undefined;
   /** Backend for unmatched requests (`--default-backend-service` or a catch-all Ingress); undefined = 404. */
   defaultBackend: string | undefined;
+  /** The global ConfigMap's settings. */
+  settings: GlobalSettings;
 }

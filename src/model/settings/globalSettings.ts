@@ -1,0 +1,145 @@
+// The global ConfigMap (`--configmap`) as typed settings, with ingress-nginx's
+// key names (in comments) and defaults (config.go NewDefault()).
+
+export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
+
+export interface GlobalSettings {
+  // ---- security ----
+  /** allow-snippet-annotations */
+  allowSnippetAnnotations: boolean;
+  /** annotations-risk-level: annotations above this level are refused. */
+  annotationsRiskLevel: RiskLevel;
+  /** annotation-value-word-blocklist: substrings refused in any annotation value. */
+  annotationValueWordBlocklist: string[];
+  /** server-tokens */
+  serverTokens: boolean;
+
+  // ---- client address and forwarded headers ----
+  /** use-forwarded-headers: trust incoming X-Forwarded-* */
+  useForwardedHeaders: boolean;
+  /** forwarded-for-header */
+  forwardedForHeader: string;
+  /** compute-full-forwarded-for: append the client to an incoming X-Forwarded-For */
+  computeFullForwardedFor: boolean;
+  /** generate-request-id */
+  generateRequestId: boolean;
+
+  // ---- body, buffers, timeouts (seconds unless noted) ----
+  /** proxy-body-size (nginx size) */
+  proxyBodySize: string;
+  /** proxy-connect-timeout */
+  proxyConnectTimeout: number;
+  /** proxy-read-timeout */
+  proxyReadTimeout: number;
+  /** proxy-send-timeout */
+  proxySendTimeout: number;
+  /** client-header-timeout */
+  clientHeaderTimeout: number;
+  /** client-body-timeout */
+  clientBodyTimeout: number;
+  /** keep-alive */
+  keepAlive: number;
+  /** keep-alive-requests */
+  keepAliveRequests: number;
+
+  // ---- upstream keep-alive ----
+  /** upstream-keepalive-connections (0 disables pooling) */
+  upstreamKeepaliveConnections: number;
+  /** upstream-keepalive-time (nginx time, e.g. 1h) */
+  upstreamKeepaliveTime: string;
+  /** upstream-keepalive-timeout */
+  upstreamKeepaliveTimeout: number;
+  /** upstream-keepalive-requests */
+  upstreamKeepaliveRequests: number;
+
+  // ---- TLS ----
+  /** ssl-protocols */
+  sslProtocols: string[];
+  /** ssl-ciphers (OpenSSL cipher list) */
+  sslCiphers: string;
+  /** ssl-redirect */
+  sslRedirect: boolean;
+  /** force-ssl-redirect */
+  forceSslRedirect: boolean;
+  /** http-redirect-code */
+  httpRedirectCode: 301 | 302 | 307 | 308;
+  /** no-tls-redirect-locations */
+  noTlsRedirectLocations: string[];
+  /** hsts */
+  hsts: boolean;
+  /** hsts-max-age (seconds) */
+  hstsMaxAge: number;
+  /** hsts-include-subdomains */
+  hstsIncludeSubdomains: boolean;
+  /** hsts-preload */
+  hstsPreload: boolean;
+  /** use-http2 */
+  useHttp2: boolean;
+
+  // ---- workers ----
+  /** worker-processes: a number or "auto" */
+  workerProcesses: number | 'auto';
+  /** worker-shutdown-timeout (nginx time) */
+  workerShutdownTimeout: string;
+  /** max-worker-connections (0 = derived) */
+  maxWorkerConnections: number;
+
+  // ---- logging ----
+  /** log-format-upstream (nginx log_format; admin-owned, may use variables) */
+  logFormatUpstream: string;
+  /** log-format-escape-json */
+  logFormatEscapeJson: boolean;
+  /** disable-access-log */
+  disableAccessLog: boolean;
+  /** error-log-level */
+  errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+}
+
+export const DEFAULT_LOG_FORMAT_UPSTREAM =
+  '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ' +
+  '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
+  '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
+
+export const DEFAULT_SETTINGS: GlobalSettings = {
+  allowSnippetAnnotations: false,
+  annotationsRiskLevel: 'High',
+  annotationValueWordBlocklist: [],
+  serverTokens: false,
+  useForwardedHeaders: false,
+  forwardedForHeader: 'X-Forwarded-For',
+  computeFullForwardedFor: false,
+  generateRequestId: true,
+  proxyBodySize: '1m',
+  proxyConnectTimeout: 5,
+  proxyReadTimeout: 60,
+  proxySendTimeout: 60,
+  clientHeaderTimeout: 60,
+  clientBodyTimeout: 60,
+  keepAlive: 75,
+  keepAliveRequests: 1000,
+  upstreamKeepaliveConnections: 320,
+  upstreamKeepaliveTime: '1h',
+  upstreamKeepaliveTimeout: 60,
+  upstreamKeepaliveRequests: 10000,
+  sslProtocols: ['TLSv1.2', 'TLSv1.3'],
+  sslCiphers:
+    'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:' +
+    'ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:' +
+    'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384',
+  sslRedirect: true,
+  forceSslRedirect: false,
+  httpRedirectCode: 308,
+  noTlsRedirectLocations: ['/.well-known/acme-challenge'],
+  hsts: true,
+  hstsMaxAge: 31536000,
+  hstsIncludeSubdomains: true,
+  hstsPreload: false,
+  useHttp2: true,
+  workerProcesses: 'auto',
+  workerShutdownTimeout: '240s',
+  maxWorkerConnections: 16384,
+  logFormatUpstream: DEFAULT_LOG_FORMAT_UPSTREAM,
+  logFormatEscapeJson: false,
+  disableAccessLog: false,
+  errorLogLevel: 'notice',
+};
