@@ -1,0 +1,207 @@
+// The model: a pure function from the accepted Ingresses, the objects they
+// name and the settings to the desired configuration. Ingress v1 semantics
+// where the spec speaks; ingress-nginx's merge rules where it is silent
+// (oldest Ingress wins, host-wide regex mode, per-host default backends).
+import type { Ingress, Secret } from '../kube/objects.js';
+import { buildBackend, type ServiceLookup, type ServiceReference } from './backends.js';
+import { certificateCoversHost, certificateFromSecret } from './certificates.js';
+import { compareIngressAge } from './ingressOrder.js';
+import { finalizeLocations, type DraftLocation } from './locations.js';
+import type { GlobalSettings } from './settings/globalSettings.js';
+import type { Backend, Certificate, Configuration, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
+
+/** An Ingress version whose annotations and paths passed validation. */
+export interface AcceptedIngress {
+  ingress: Ingress;
+  annotations: LocationAnnotations;
+}
+
+export interface ModelInput {
+  /** Served, validated Ingresses (any order). */
+  ingresses: readonly AcceptedIngress[];
+  lookup: ServiceLookup & { secret(key: string): Secret | undefined };
+  settings: GlobalSettings;
+  /** Annotations of locations Portico generates (the settings' defaults). */
+  defaultAnnotations: LocationAnnotations;
+  /** `--default-backend-service` (`namespace/name`). */
+  defaultBackendService?: string;
+  /** `--default-ssl-certificate` (`namespace/name`). */
+  defaultSslCertificate?: string;
+}
+
+export interface ModelResult {
+  configuration: Configuration;
+  /** Per-Ingress problems, for logs and Kubernetes Events. */
+  problems: IngressProblem[];
+  /** Problems of the controller's own settings (default certificate, default backend). */
+  warnings: string[];
+}
+
+export const CATCH_ALL = '_';
+
+interface DraftServer {
+  hostname: string;
+  locations: DraftLocation[];
+  /** Secret named by the oldest Ingress listing this host in spec.tls ('' = none named), and that Ingress. */
+  tls?: { secretName: string; ingress: IngressRef };
+}
+
+export function buildConfiguration(input: ModelInput): ModelResult {
+  const problems: IngressProblem[] = [];
+  const warnings: string[] = [];
+  const backends = new Map<string, Backend>();
+  const backendFor = (ref: ServiceReference): string => {
+    const backend = buildBackend(ref, input.lookup);
+    backends.set(backend.name, backend);
+    return backend.name;
+  };
+
+  const defaultBackend = defaultBackendOf(input, backendFor, warnings);
+  const servers = new Map<string, DraftServer>();
+  const serverFor = (hostname: string, rootBackend: string | undefined, ingress: IngressRef | undefined): DraftServer => {
+    let server = servers.get(hostname);
+    if (!server) {
+      server = { hostname, locations: [generatedRoot(rootBackend, ingress, input.defaultAnnotations)] };
+      servers.set(hostname, server);
+    }
+    return server;
+  };
+  serverFor(CATCH_ALL, defaultBackend, undefined);
+
+  const ordered = [...input.ingresses].sort((a, b) => compareIngressAge(a.ingress, b.ingress));
+  let catchAllClaimed = false;
+  for (const { ingress, annotations } of ordered) {
+    const ref = ingressRef(ingress);
+    const spec = ingress.spec ?? {};
+    const ownDefault = spec.defaultBackend?.service
+      ? backendFor(serviceRef(ref.namespace, spec.defaultBackend.service))
+      : undefined;
+    const rules = spec.rules ?? [];
+    if (rules.length === 0 && ownDefault !== undefined) {
+      // A catch-all Ingress: the oldest one answers every unmatched host.
+      if (catchAllClaimed) {
+        problems.push(problem(ref, 'info', 'CatchAllIgnored', 'an older Ingress already provides the catch-all default backend'));
+      } else {
+        catchAllClaimed = true;
+        servers.get(CATCH_ALL)!.locations[0] = generatedRoot(ownDefault, ref, input.defaultAnnotations);
+      }
+    }
+    for (const rule of rules) {
+      const server = serverFor(rule.host || CATCH_ALL, ownDefault ?? defaultBackend, ref);
+      for (const path of rule.http?.paths ?? []) {
+        if (!path.backend.service) continue;
+        server.locations.push({
+          path: path.path || '/',
+          type: path.pathType === 'Exact' ? 'Exact' : path.pathType === 'Prefix' ? 'Prefix' : 'ImplementationSpecific',
+          backend: backendFor(serviceRef(ref.namespace, path.backend.service)),
+          ingress: ref,
+          annotations,
+          generated: false,
+        });
+      }
+    }
+  }
+  // After every server exists: the oldest Ingress listing a host in spec.tls supplies its certificate.
+  for (const { ingress } of ordered) {
+    for (const tls of ingress.spec?.tls ?? []) {
+      for (const host of tls.hosts ?? []) {
+        const server = servers.get(host);
+        if (server && !server.tls) server.tls = { secretName: tls.secretName ?? '', ingress: ingressRef(ingress) };
+      }
+    }
+  }
+
+  const certificates = new Map<string, Certificate>();
+  const defaultCertificate = defaultCertificateOf(input, certificates, warnings);
+  const finished: Server[] = [...servers.values()]
+    .sort((a, b) => (a.hostname === CATCH_ALL ? -1 : b.hostname === CATCH_ALL ? 1 : a.hostname < b.hostname ? -1 : 1))
+    .map((server) => ({
+      hostname: server.hostname,
+      tls: server.tls !== undefined,
+      certificate: serverCertificate(server, input, certificates, problems),
+      locations: finalizeLocations(server.hostname, server.locations, problems),
+    }));
+
+  return {
+    configuration: {
+      servers: finished,
+      backends: [...backends.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      defaultCertificate,
+      defaultBackend,
+      settings: input.settings,
+    },
+    problems,
+    warnings,
+  };
+}
+
+function ingressRef(ingress: Ingress): IngressRef {
+  return { namespace: ingress.metadata?.namespace ?? '', name: ingress.metadata?.name ?? '' };
+}
+
+function serviceRef(namespace: string, service: { name: string; port?: { number?: number; name?: string } }): ServiceReference {
+  return { namespace, name: service.name, port: service.port?.number ?? service.port?.name ?? '' };
+}
+
+function generatedRoot(backend: string | undefined, ingress: IngressRef | undefined, annotations: LocationAnnotations): DraftLocation {
+  return { path: '/', type: 'Prefix', backend, ingress, annotations, generated: true };
+}
+
+function problem(ingress: IngressRef, severity: IngressProblem['severity'], reason: string, message: string): IngressProblem {
+  return { ingress, severity, reason, message };
+}
+
+/** `--default-backend-service`: its first port answers requests no rule matches. */
+function defaultBackendOf(input: ModelInput, backendFor: (ref: ServiceReference) => string, warnings: string[]): string | undefined {
+  const key = input.defaultBackendService;
+  if (!key) return undefined;
+  const [namespace = '', name = ''] = key.split('/');
+  const port = input.lookup.service(key)?.spec?.ports?.[0]?.port;
+  if (port === undefined) {
+    warnings.push(`default backend service ${key} not found or has no ports; unmatched requests get 404`);
+    return undefined;
+  }
+  return backendFor({ namespace, name, port });
+}
+
+function defaultCertificateOf(input: ModelInput, certificates: Map<string, Certificate>, warnings: string[]): string | undefined {
+  const key = input.defaultSslCertificate;
+  if (!key) return undefined;
+  const result = certificateFromSecret(input.lookup.secret(key), key);
+  if (!result.ok) {
+    warnings.push(`default SSL certificate: ${result.reason}; using the self-signed fake certificate`);
+    return undefined;
+  }
+  certificates.set(result.certificate.id, result.certificate);
+  return result.certificate.id;
+}
+
+/** The certificate named for the host, when valid for it; otherwise the default one (undefined). */
+function serverCertificate(
+  server: DraftServer,
+  input: ModelInput,
+  certificates: Map<string, Certificate>,
+  problems: IngressProblem[],
+): string | undefined {
+  if (!server.tls?.secretName) return undefined;
+  const key = `${server.tls.ingress.namespace}/${server.tls.secretName}`;
+  const result = certificateFromSecret(input.lookup.secret(key), key);
+  if (!result.ok) {
+    problems.push(problem(server.tls.ingress, 'warning', 'InvalidTLSSecret', `${result.reason}; host ${server.hostname} gets the default certificate`));
+    return undefined;
+  }
+  if (!certificateCoversHost(result.certificate, server.hostname)) {
+    problems.push(
+      problem(
+        server.tls.ingress,
+        'warning',
+        'CertificateHostMismatch',
+        `certificate in ${key} does not cover ${server.hostname} (it covers ${result.certificate.hosts.join(', ') || 'no names'}); host gets the default certificate`,
+      ),
+    );
+    return undefined;
+  }
+  certificates.set(result.certificate.id, result.certificate);
+  return result.certificate.id;
+}

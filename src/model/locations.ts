@@ -1,0 +1,93 @@
+// A server's locations, in the form and order nginx needs, with
+// ingress-nginx's host-wide regex mode and oldest-wins conflict rule.
+import type { IngressProblem, IngressRef, Location, LocationAnnotations } from './types.js';
+
+/** A path as collected from the Ingresses, before the host's mode is known. */
+export interface DraftLocation {
+  path: string;
+  type: 'Exact' | 'Prefix' | 'ImplementationSpecific';
+  backend: string | undefined;
+  ingress: IngressRef | undefined;
+  annotations: LocationAnnotations;
+  /** Portico's default `/` for the host, replaced by any real rule for it. */
+  generated: boolean;
+}
+
+/**
+ * ingress-nginx switches EVERY location of a host to case-insensitive regex
+ * matching as soon as one Ingress of that host asks for use-regex or a
+ * rewrite-target (a documented compatibility behaviour).
+ */
+export function isRegexHost(drafts: readonly DraftLocation[]): boolean {
+  return drafts.some(
+    (draft) =>
+      !draft.generated &&
+      (draft.annotations.rewrite.useRegex ||
+        (draft.annotations.rewrite.target !== undefined && draft.annotations.rewrite.target !== draft.path)),
+  );
+}
+
+/** Prefix paths compare element-wise, so a trailing slash means nothing (`/foo/` = `/foo`). */
+export function normalizePrefix(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+/**
+ * Drafts come oldest Ingress first; the first location for a path (and match)
+ * wins and later ones are reported. Regex locations are first-match in nginx,
+ * so they are ordered longest path first (ties: reverse lexical), as
+ * ingress-nginx does; plain ones are sorted only for determinism.
+ */
+export function finalizeLocations(hostname: string, drafts: readonly DraftLocation[], problems: IngressProblem[]): Location[] {
+  const regex = isRegexHost(drafts);
+  const chosen = new Map<string, Location>();
+  const generated: Location[] = [];
+  for (const draft of drafts) {
+    const location: Location = {
+      path: regex ? draft.path : draft.type === 'Exact' ? draft.path : normalizePrefix(draft.path),
+      match: regex ? 'regex' : draft.type === 'Exact' ? 'exact' : 'prefix',
+      backend: draft.backend,
+      ingress: draft.ingress,
+      annotations: draft.annotations,
+    };
+    if (draft.generated) {
+      generated.push(location);
+      continue;
+    }
+    const key = `${location.match} ${location.path}`;
+    const owner = chosen.get(key);
+    if (owner) {
+      if (draft.ingress && !sameIngress(owner.ingress, draft.ingress)) {
+        problems.push({
+          ingress: draft.ingress,
+          severity: 'info',
+          reason: 'PathConflict',
+          message: `path ${location.path} on host ${hostname} is already served by the older Ingress ${owner.ingress?.namespace}/${owner.ingress?.name}`,
+        });
+      }
+      continue;
+    }
+    chosen.set(key, location);
+  }
+  for (const location of generated) {
+    const key = `${location.match} ${location.path}`;
+    if (!chosen.has(key)) chosen.set(key, location);
+  }
+  const locations = [...chosen.values()];
+  return regex ? locations.sort(compareRegex) : locations.sort(comparePlain);
+}
+
+function sameIngress(a: IngressRef | undefined, b: IngressRef): boolean {
+  return a?.namespace === b.namespace && a.name === b.name;
+}
+
+function compareRegex(a: Location, b: Location): number {
+  if (a.path.length !== b.path.length) return b.path.length - a.path.length;
+  return a.path < b.path ? 1 : a.path > b.path ? -1 : 0;
+}
+
+function comparePlain(a: Location, b: Location): number {
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  return a.match === b.match ? 0 : a.match === 'exact' ? -1 : 1;
+}
