@@ -1,0 +1,49 @@
+// Every annotation name Portico knows under the prefix: the implemented groups
+// (with their aliases), the snippet annotations and ingress-nginx's annotations
+// not implemented yet. A name declared twice is a programming error.
+import type { RiskLevel } from '../settings/globalSettings.js';
+import type { LocationAnnotations } from '../types.js';
+import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
+import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
+import { ipAccessAnnotations } from './ipAccessAnnotations.js';
+import { proxyAnnotations } from './proxyAnnotations.js';
+import { rewriteAnnotations } from './rewriteAnnotations.js';
+import { SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
+
+/** One group per property of LocationAnnotations: the compiler checks none is missing. */
+export const ANNOTATION_GROUPS: { readonly [K in keyof LocationAnnotations]: AnnotationGroup<K> } = {
+  rewrite: rewriteAnnotations,
+  backendProtocol: backendProtocolAnnotations,
+  proxy: proxyAnnotations,
+  ipAccess: ipAccessAnnotations,
+};
+
+export type KnownAnnotation =
+  | { kind: 'implemented'; risk: RiskLevel; definition: AnnotationDefinition<unknown>; isAlias: boolean }
+  | { kind: 'snippet'; risk: RiskLevel }
+  | { kind: 'unimplemented'; risk: RiskLevel; unsafeToIgnore: string | undefined };
+
+function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
+  const registry = new Map<string, KnownAnnotation>();
+  const declare = (name: string, annotation: KnownAnnotation) => {
+    if (registry.has(name)) throw new Error(`annotation ${name} is declared twice`);
+    registry.set(name, annotation);
+  };
+  for (const group of Object.values(ANNOTATION_GROUPS)) {
+    for (const definition of group.annotations) {
+      declare(definition.name, { kind: 'implemented', risk: definition.risk, definition, isAlias: false });
+      for (const alias of definition.aliases ?? []) {
+        declare(alias, { kind: 'implemented', risk: definition.risk, definition, isAlias: true });
+      }
+    }
+  }
+  for (const name of SNIPPET_ANNOTATIONS) declare(name, { kind: 'snippet', risk: SNIPPET_RISK });
+  for (const { risks, unsafeToIgnore } of UNIMPLEMENTED_ANNOTATION_GROUPS) {
+    for (const [name, risk] of Object.entries(risks)) declare(name, { kind: 'unimplemented', risk, unsafeToIgnore });
+  }
+  return registry;
+}
+
+/** By name after the prefix, aliases included. */
+export const KNOWN_ANNOTATIONS = buildRegistry();

@@ -1,0 +1,23 @@
+// backend-protocol: how nginx talks to the Service's endpoints.
+import type { BackendProtocol } from '../types.js';
+import { optionParser } from '../settings/valueSyntax.js';
+import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
+
+const BACKEND_PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
+const parseProtocol = optionParser(BACKEND_PROTOCOLS, true);
+
+const backendProtocol: AnnotationDefinition<BackendProtocol> = {
+  name: 'backend-protocol',
+  risk: 'Low',
+  // Case-insensitive as in ingress-nginx. Its FCGI and AUTO_HTTP are refused
+  // rather than ignored: falling back to HTTP would talk the wrong protocol.
+  parse: (text) => {
+    const parsed = parseProtocol(text);
+    return parsed.ok ? parsed : { ok: false, expected: `${parsed.expected} (FCGI and AUTO_HTTP are not supported yet)` };
+  },
+};
+
+export const backendProtocolAnnotations: AnnotationGroup<'backendProtocol'> = {
+  annotations: [backendProtocol],
+  resolve: (values) => values.get(backendProtocol) ?? 'HTTP',
+};

@@ -1,0 +1,120 @@
+// The annotations of one Ingress → its LocationAnnotations, or the reasons it is
+// refused. Every annotation under `<prefix>/` passes, in order: the risk gate
+// (and the snippet gate), the value checks every value gets (no control
+// characters, no word of annotation-value-word-blocklist), then its own
+// validator. Any refusal refuses the whole Ingress: the caller keeps serving
+// its last good version and emits an Event.
+import type { GlobalSettings } from '../settings/globalSettings.js';
+import { describeControlCharacter, quoteValue } from '../settings/valueSyntax.js';
+import type { LocationAnnotations } from '../types.js';
+import type { AnnotationDefinition, AnnotationValues } from './annotationDefinition.js';
+import { ANNOTATION_GROUPS, KNOWN_ANNOTATIONS, type KnownAnnotation } from './annotationRegistry.js';
+import { isRiskAdmitted } from './riskLevels.js';
+import { snippetRefusal } from './snippetAnnotations.js';
+
+export interface AnnotationParseOptions {
+  /** `--annotations-prefix`, e.g. `nginx.ingress.kubernetes.io`. */
+  prefix: string;
+  settings: GlobalSettings;
+}
+
+export type AnnotationParseResult =
+  | { ok: true; value: LocationAnnotations; warnings: string[] }
+  | { ok: false; errors: string[] };
+
+type Verdict =
+  | { kind: 'refused'; reason: string }
+  | { kind: 'ignored'; reason: string }
+  | { kind: 'accepted'; definition: AnnotationDefinition<unknown>; isAlias: boolean; value: unknown };
+
+interface AcceptedValue {
+  key: string;
+  isAlias: boolean;
+  value: unknown;
+}
+
+export function parseIngressAnnotations(
+  annotations: Record<string, string> | undefined,
+  options: AnnotationParseOptions,
+): AnnotationParseResult {
+  const keyPrefix = `${options.prefix}/`;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const accepted = new Map<AnnotationDefinition<unknown>, AcceptedValue>();
+  // Sorted, so messages (and which of two aliases wins) do not depend on map order.
+  const keys = Object.keys(annotations ?? {}).filter((key) => key.startsWith(keyPrefix)).sort();
+  for (const key of keys) {
+    const verdict = judgeAnnotation(key.slice(keyPrefix.length), annotations?.[key] ?? '', options.settings);
+    if (verdict.kind === 'refused') errors.push(`annotation ${key}: ${verdict.reason}`);
+    else if (verdict.kind === 'ignored') warnings.push(`annotation ${key}: ${verdict.reason}`);
+    else {
+      const candidate = { key, isAlias: verdict.isAlias, value: verdict.value };
+      const previous = accepted.get(verdict.definition);
+      // As ingress-nginx: the canonical name wins over a deprecated alias.
+      const keepPrevious = previous !== undefined && (candidate.isAlias || !previous.isAlias);
+      const [kept, dropped] = keepPrevious ? [previous, candidate] : [candidate, previous];
+      accepted.set(verdict.definition, kept);
+      if (dropped) warnings.push(`annotation ${dropped.key}: ignored, because ${kept.key} is also set`);
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  const values: AnnotationValues = {
+    // The value was produced by this definition's own parser.
+    get: <T>(definition: AnnotationDefinition<T>) => accepted.get(definition)?.value as T | undefined,
+  };
+  const { settings } = options;
+  return {
+    ok: true,
+    value: {
+      rewrite: ANNOTATION_GROUPS.rewrite.resolve(values, settings),
+      backendProtocol: ANNOTATION_GROUPS.backendProtocol.resolve(values, settings),
+      proxy: ANNOTATION_GROUPS.proxy.resolve(values, settings),
+      ipAccess: ANNOTATION_GROUPS.ipAccess.resolve(values, settings),
+    },
+    warnings,
+  };
+}
+
+function judgeAnnotation(name: string, rawValue: string, settings: GlobalSettings): Verdict {
+  const known = KNOWN_ANNOTATIONS.get(name);
+  const refusal =
+    (known === undefined ? undefined : admissionRefusal(known, settings)) ?? unsafeValueReason(rawValue, settings);
+  if (refusal !== undefined) return { kind: 'refused', reason: refusal };
+  const value = rawValue.trim();
+  // As ingress-nginx, which skips empty values.
+  if (value === '') return { kind: 'ignored', reason: 'empty value, treated as unset' };
+  switch (known?.kind) {
+    case undefined:
+      return { kind: 'ignored', reason: 'unknown annotation (ingress-nginx has none by this name), ignored' };
+    case 'snippet':
+      return { kind: 'ignored', reason: 'admitted by the ConfigMap, but snippet annotations are not implemented yet; ignored' };
+    case 'unimplemented':
+      return known.unsafeToIgnore === undefined
+        ? { kind: 'ignored', reason: 'not implemented yet, ignored' }
+        : { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
+    case 'implemented': {
+      const parsed = known.definition.parse(value);
+      return parsed.ok
+        ? { kind: 'accepted', definition: known.definition, isAlias: known.isAlias, value: parsed.value }
+        : { kind: 'refused', reason: `invalid value ${quoteValue(value)}; expected ${parsed.expected}` };
+    }
+  }
+}
+
+/** Refusals that depend only on the name: the snippet switch and the risk level. */
+function admissionRefusal(known: KnownAnnotation, settings: GlobalSettings): string | undefined {
+  if (known.kind === 'snippet') return snippetRefusal(settings);
+  if (isRiskAdmitted(known.risk, settings.annotationsRiskLevel)) return undefined;
+  return `risk level ${known.risk} is above the ConfigMap's annotations-risk-level ${settings.annotationsRiskLevel}`;
+}
+
+/** Checks every value under the prefix gets, whatever its annotation. */
+function unsafeValueReason(value: string, settings: GlobalSettings): string | undefined {
+  const controlCharacter = describeControlCharacter(value);
+  if (controlCharacter !== undefined) return `the value contains ${controlCharacter}`;
+  // Case-sensitive substrings, as ingress-nginx (nginx directives are case-sensitive).
+  const word = settings.annotationValueWordBlocklist.find((blocked) => blocked !== '' && value.includes(blocked));
+  if (word === undefined) return undefined;
+  return `the value contains ${quoteValue(word)}, a word of the ConfigMap's annotation-value-word-blocklist`;
+}

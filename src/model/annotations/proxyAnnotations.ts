@@ -1,0 +1,31 @@
+// proxy-body-size and the three proxy timeouts (part of ingress-nginx's "proxy"
+// group; buffering, next-upstream, cookies and redirects are not implemented yet).
+import { parseNginxSize, parseSeconds } from '../settings/valueSyntax.js';
+import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
+
+const proxyBodySize: AnnotationDefinition<string> = {
+  name: 'proxy-body-size',
+  risk: 'Medium',
+  parse: parseNginxSize,
+};
+
+// ingress-nginx takes any integer (strconv.Atoi); negative values would break nginx, so they are refused.
+const proxyConnectTimeout: AnnotationDefinition<number> = {
+  name: 'proxy-connect-timeout',
+  risk: 'Low',
+  parse: parseSeconds,
+};
+
+const proxyReadTimeout: AnnotationDefinition<number> = { name: 'proxy-read-timeout', risk: 'Low', parse: parseSeconds };
+
+const proxySendTimeout: AnnotationDefinition<number> = { name: 'proxy-send-timeout', risk: 'Low', parse: parseSeconds };
+
+export const proxyAnnotations: AnnotationGroup<'proxy'> = {
+  annotations: [proxyBodySize, proxyConnectTimeout, proxyReadTimeout, proxySendTimeout],
+  resolve: (values, settings) => ({
+    bodySize: values.get(proxyBodySize) ?? settings.proxyBodySize,
+    connectTimeout: values.get(proxyConnectTimeout) ?? settings.proxyConnectTimeout,
+    readTimeout: values.get(proxyReadTimeout) ?? settings.proxyReadTimeout,
+    sendTimeout: values.get(proxySendTimeout) ?? settings.proxySendTimeout,
+  }),
+};

@@ -1,0 +1,48 @@
+// rewrite-target, use-regex, ssl-redirect and force-ssl-redirect (ingress-nginx's
+// "rewrite" group; app-root and preserve-trailing-slash are not implemented yet).
+import { parseBoolean, patternParser } from '../settings/valueSyntax.js';
+import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
+
+/** `$1`..`$9` or `${1}`..`${9}`: regex captures, the only nginx variables a rewrite target may use. */
+const CAPTURE = String.raw`\$[1-9]|\$\{[1-9]\}`;
+/** ingress-nginx's path characters (alphanumerics and `- . _ ~ : /`). */
+const PATH_CHARACTER = '[A-Za-z0-9._~:/-]';
+
+/**
+ * Anchored at both ends (an unanchored validator was CVE-2026-1580). Starting
+ * with `/` or a capture keeps it a path: a target starting with `http://` or
+ * `$scheme` would turn nginx's internal rewrite into a redirect.
+ */
+const REWRITE_TARGET = new RegExp(`^(?:/|${CAPTURE})(?:${PATH_CHARACTER}|${CAPTURE})*$`);
+
+const rewriteTarget: AnnotationDefinition<string> = {
+  name: 'rewrite-target',
+  risk: 'Medium',
+  parse: patternParser(
+    REWRITE_TARGET,
+    'a URL path starting with "/" or a capture, made of letters, digits, "-._~:/" and captures $1..$9 or ${1}..${9}',
+  ),
+};
+
+const useRegex: AnnotationDefinition<boolean> = { name: 'use-regex', risk: 'Low', parse: parseBoolean };
+
+const sslRedirect: AnnotationDefinition<boolean> = { name: 'ssl-redirect', risk: 'Low', parse: parseBoolean };
+
+const forceSslRedirect: AnnotationDefinition<boolean> = {
+  name: 'force-ssl-redirect',
+  risk: 'Medium',
+  parse: parseBoolean,
+};
+
+export const rewriteAnnotations: AnnotationGroup<'rewrite'> = {
+  annotations: [rewriteTarget, useRegex, sslRedirect, forceSslRedirect],
+  resolve: (values, settings) => {
+    const target = values.get(rewriteTarget);
+    return {
+      ...(target === undefined ? {} : { target }),
+      useRegex: values.get(useRegex) ?? false,
+      sslRedirect: values.get(sslRedirect) ?? settings.sslRedirect,
+      forceSslRedirect: values.get(forceSslRedirect) ?? settings.forceSslRedirect,
+    };
+  },
+};

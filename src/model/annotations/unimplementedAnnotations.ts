@@ -1,0 +1,170 @@
+// ingress-nginx's annotations that Portico does not implement yet, with their
+// risk levels (docs/user-guide/nginx-configuration/annotations-risk.md), so
+// the risk gate refuses what ingress-nginx refuses even before they exist here.
+// Most are ignored with a warning. Those whose absence would let through
+// requests that ingress-nginx refuses are refused instead: ignoring them would
+// fail open.
+import type { RiskLevel } from '../settings/globalSettings.js';
+
+export interface UnimplementedAnnotationGroup {
+  /** Set when ignoring the annotation would fail open: the Ingress is refused, with this reason. */
+  unsafeToIgnore?: string;
+  risks: Readonly<Record<string, RiskLevel>>;
+}
+
+export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGroup[] = [
+  {
+    unsafeToIgnore: 'ignoring it would serve the Ingress without the authentication it asks for',
+    risks: {
+      // basic and digest authentication
+      'auth-type': 'Low',
+      'auth-secret': 'Medium',
+      'auth-secret-type': 'Low',
+      'auth-realm': 'Medium',
+      // external authentication
+      'auth-url': 'High',
+      'auth-signin': 'High',
+      'auth-signin-redirect-param': 'Medium',
+      'auth-method': 'Low',
+      'auth-response-headers': 'Medium',
+      'auth-proxy-set-headers': 'Medium',
+      'auth-request-redirect': 'Medium',
+      'auth-cache-key': 'Medium',
+      'auth-cache-duration': 'Medium',
+      'auth-always-set-cookie': 'Low',
+      'auth-keepalive': 'Low',
+      'auth-keepalive-requests': 'Low',
+      'auth-keepalive-timeout': 'Low',
+      'auth-keepalive-share-vars': 'Low',
+      // client certificates
+      'auth-tls-secret': 'Medium',
+      'auth-tls-verify-client': 'Medium',
+      'auth-tls-verify-depth': 'Low',
+      'auth-tls-error-page': 'High',
+      'auth-tls-pass-certificate-to-upstream': 'Low',
+      'auth-tls-match-cn': 'High',
+    },
+  },
+  {
+    unsafeToIgnore: 'ignoring it would serve the Ingress without the request limits it asks for',
+    risks: { 'limit-rps': 'Low', 'limit-rpm': 'Low', 'limit-connections': 'Low' },
+  },
+  {
+    unsafeToIgnore: 'ignoring it would serve the Ingress without the web application firewall it asks for',
+    risks: { 'enable-modsecurity': 'Low', 'enable-owasp-core-rules': 'Low', 'modsecurity-transaction-id': 'High' },
+  },
+  {
+    unsafeToIgnore:
+      'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
+    risks: {
+      'proxy-ssl-secret': 'Medium',
+      'proxy-ssl-verify': 'Low',
+      'proxy-ssl-verify-depth': 'Low',
+      'proxy-ssl-name': 'High',
+      'proxy-ssl-server-name': 'Low',
+      'proxy-ssl-ciphers': 'Medium',
+      'proxy-ssl-protocols': 'Low',
+    },
+  },
+  {
+    risks: {
+      // rewrite and redirects
+      'app-root': 'Medium',
+      'preserve-trailing-slash': 'Medium',
+      'permanent-redirect': 'Medium',
+      'permanent-redirect-code': 'Low',
+      'temporal-redirect': 'Medium',
+      'temporal-redirect-code': 'Low',
+      'from-to-www-redirect': 'Low',
+      'relative-redirects': 'Low',
+      'x-forwarded-prefix': 'Medium',
+      'use-port-in-redirects': 'Low',
+      'upstream-vhost': 'Low',
+      // proxy tuning
+      'proxy-buffer-size': 'Low',
+      'proxy-buffers-number': 'Low',
+      'proxy-buffering': 'Low',
+      'proxy-request-buffering': 'Low',
+      'proxy-max-temp-file-size': 'Low',
+      'proxy-http-version': 'Low',
+      'proxy-next-upstream': 'Medium',
+      'proxy-next-upstream-timeout': 'Low',
+      'proxy-next-upstream-tries': 'Low',
+      'proxy-cookie-domain': 'Medium',
+      'proxy-cookie-path': 'Medium',
+      'proxy-redirect-from': 'Medium',
+      'proxy-redirect-to': 'Medium',
+      'client-body-buffer-size': 'Low',
+      'connection-proxy-header': 'Low',
+      // bandwidth limits, and rate limit modifiers (no effect without limit-rps, limit-rpm or limit-connections)
+      'limit-burst-multiplier': 'Low',
+      'limit-rate': 'Low',
+      'limit-rate-after': 'Low',
+      'limit-allowlist': 'Low',
+      'limit-whitelist': 'Low',
+      // access and authentication modifiers that only loosen
+      satisfy: 'Low',
+      'enable-global-auth': 'Low',
+      // frontend TLS
+      'ssl-ciphers': 'Low',
+      'ssl-prefer-server-ciphers': 'Low',
+      'ssl-passthrough': 'Low',
+      // CORS
+      'enable-cors': 'Low',
+      'cors-allow-origin': 'Medium',
+      'cors-allow-methods': 'Medium',
+      'cors-allow-headers': 'Medium',
+      'cors-expose-headers': 'Medium',
+      'cors-allow-credentials': 'Low',
+      'cors-max-age': 'Low',
+      // canary
+      canary: 'Low',
+      'canary-weight': 'Low',
+      'canary-weight-total': 'Low',
+      'canary-by-header': 'Medium',
+      'canary-by-header-value': 'Medium',
+      'canary-by-header-pattern': 'Medium',
+      'canary-by-cookie': 'Medium',
+      // session affinity
+      affinity: 'Low',
+      'affinity-mode': 'Medium',
+      'affinity-canary-behavior': 'Low',
+      'session-cookie-name': 'Medium',
+      'session-cookie-path': 'Medium',
+      'session-cookie-domain': 'Medium',
+      'session-cookie-expires': 'Medium',
+      'session-cookie-max-age': 'Medium',
+      'session-cookie-secure': 'Low',
+      'session-cookie-samesite': 'Low',
+      'session-cookie-conditional-samesite-none': 'Low',
+      'session-cookie-change-on-failure': 'Low',
+      'session-cookie-partitioned': 'Low',
+      // load balancing and upstreams
+      'load-balance': 'Low',
+      'upstream-hash-by': 'High',
+      'upstream-hash-by-subset': 'Low',
+      'upstream-hash-by-subset-size': 'Low',
+      'service-upstream': 'Low',
+      // errors, headers and backends
+      'custom-http-errors': 'Low',
+      'custom-headers': 'Medium',
+      'disable-proxy-intercept-errors': 'Low',
+      'default-backend': 'Low',
+      // hosts and mirroring
+      'server-alias': 'High',
+      'mirror-target': 'High',
+      'mirror-host': 'High',
+      'mirror-request-body': 'Low',
+      // logs and telemetry
+      'enable-access-log': 'Low',
+      'enable-rewrite-log': 'Low',
+      'enable-opentelemetry': 'Low',
+      'opentelemetry-trust-incoming-span': 'Low',
+      'opentelemetry-operation-name': 'Medium',
+      // FastCGI and HTTP/2 push
+      'fastcgi-index': 'Medium',
+      'fastcgi-params-configmap': 'Medium',
+      'http2-push-preload': 'Low',
+    },
+  },
+];

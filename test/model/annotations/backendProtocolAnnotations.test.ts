@@ -1,0 +1,28 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accepted, assertRefusedWith } from './annotationTestSupport.js';
+
+test('backend-protocol defaults to HTTP', () => {
+  assert.equal(accepted({}).value.backendProtocol, 'HTTP');
+});
+
+test('backend-protocol is case-insensitive and normalised to upper case', () => {
+  const cases = [['HTTP', 'HTTP'], ['https', 'HTTPS'], ['gRPC', 'GRPC'], ['grpcs', 'GRPCS'], [' HTTPS ', 'HTTPS']] as const;
+  for (const [text, protocol] of cases) {
+    assert.equal(accepted({ 'backend-protocol': text }).value.backendProtocol, protocol, text);
+  }
+});
+
+test('backend-protocol refuses other protocols, naming the unsupported ingress-nginx ones', () => {
+  for (const text of ['FCGI', 'AUTO_HTTP', 'h2c', 'HTTP;', 'HTTPS2']) {
+    assertRefusedWith({ 'backend-protocol': text }, [
+      'backend-protocol',
+      'one of HTTP, HTTPS, GRPC, GRPCS',
+      'FCGI and AUTO_HTTP',
+    ]);
+  }
+});
+
+test('backend-protocol is Low risk: admitted at every level', () => {
+  assert.equal(accepted({ 'backend-protocol': 'GRPC' }, { annotationsRiskLevel: 'Low' }).value.backendProtocol, 'GRPC');
+});

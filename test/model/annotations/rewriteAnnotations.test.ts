@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
+
+test('rewrite-target accepts URL paths with captures', () => {
+  for (const target of ['/', '/$1', '/api/$2', '/${1}/x', '$1', '/v1/models:predict', '/a-b_c.d~e', '/$10']) {
+    assert.equal(accepted({ 'rewrite-target': target }).value.rewrite.target, target, target);
+  }
+});
+
+test('rewrite-target refuses anything that is not an anchored path', () => {
+  for (const target of [
+    'http://evil.example/',
+    '$scheme://evil.example',
+    'relative/path',
+    '/$host',
+    '/$0',
+    '/${name}',
+    '/a;return 200 x',
+    '/a b',
+    '/a"b',
+    '/a{b}',
+    '/path?query=1',
+    '/%2e%2e',
+  ]) {
+    assertRefusedWith({ 'rewrite-target': target }, [`${PREFIX}/rewrite-target`, 'invalid value', 'expected a URL path']);
+  }
+});
+
+test('an unset rewrite-target stays unset; use-regex defaults to false', () => {
+  const { rewrite } = accepted({}).value;
+  assert.equal('target' in rewrite, false);
+  assert.equal(rewrite.useRegex, false);
+  assert.equal(accepted({ 'use-regex': 'true' }).value.rewrite.useRegex, true);
+});
+
+test('booleans follow Go strconv.ParseBool, as ingress-nginx', () => {
+  const cases = [['true', true], ['True', true], ['1', true], ['false', false], ['FALSE', false], ['0', false]] as const;
+  for (const [text, value] of cases) {
+    assert.equal(accepted({ 'use-regex': text }).value.rewrite.useRegex, value, text);
+  }
+  for (const text of ['yes', 'on', 'tru', '2']) {
+    assertRefusedWith({ 'use-regex': text }, ['use-regex', 'expected "true" or "false"']);
+  }
+});
+
+test('ssl-redirect and force-ssl-redirect default to the ConfigMap values', () => {
+  assert.deepEqual(accepted({}).value.rewrite, { useRegex: false, sslRedirect: true, forceSslRedirect: false });
+  assert.deepEqual(accepted({}, { sslRedirect: false, forceSslRedirect: true }).value.rewrite, {
+    useRegex: false,
+    sslRedirect: false,
+    forceSslRedirect: true,
+  });
+  assert.deepEqual(accepted({ 'ssl-redirect': 'false', 'force-ssl-redirect': 'true' }).value.rewrite, {
+    useRegex: false,
+    sslRedirect: false,
+    forceSslRedirect: true,
+  });
+});
+
+test('force-ssl-redirect is Medium risk, ssl-redirect Low', () => {
+  const lowRisk = { annotationsRiskLevel: 'Low' as const };
+  assertRefusedWith({ 'force-ssl-redirect': 'true' }, ['force-ssl-redirect', 'risk level Medium'], lowRisk);
+  const atMedium = accepted({ 'force-ssl-redirect': 'true' }, { annotationsRiskLevel: 'Medium' });
+  assert.equal(atMedium.value.rewrite.forceSslRedirect, true);
+  assert.equal(accepted({ 'ssl-redirect': 'true' }, { annotationsRiskLevel: 'Low' }).value.rewrite.sslRedirect, true);
+});

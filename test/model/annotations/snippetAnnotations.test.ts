@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
+
+const SNIPPETS = ['configuration-snippet', 'server-snippet', 'auth-snippet', 'modsecurity-snippet', 'stream-snippet'];
+const SNIPPET = 'more_set_headers "X-Frame-Options: DENY";';
+const SNIPPETS_ADMITTED = { allowSnippetAnnotations: true, annotationsRiskLevel: 'Critical' as const };
+
+test('snippet annotations are refused unless the ConfigMap allows them and admits Critical', () => {
+  for (const name of SNIPPETS) {
+    for (const settings of [
+      {},
+      { allowSnippetAnnotations: true },
+      { annotationsRiskLevel: 'Critical' as const },
+      { allowSnippetAnnotations: false, annotationsRiskLevel: 'Critical' as const },
+    ]) {
+      assertRefusedWith(
+        { [name]: SNIPPET },
+        [`${PREFIX}/${name}`, 'allow-snippet-annotations: "true"', 'annotations-risk-level: Critical'],
+        settings,
+      );
+    }
+  }
+});
+
+test('the refusal says what the ConfigMap has', () => {
+  assertRefusedWith({ 'server-snippet': SNIPPET }, ['(it has false and High)']);
+});
+
+test('admitted snippet annotations are ignored with a warning: not implemented yet', () => {
+  const { warnings } = accepted({ 'configuration-snippet': SNIPPET }, SNIPPETS_ADMITTED);
+  assert.deepEqual(warnings, [
+    `annotation ${PREFIX}/configuration-snippet: ` +
+      'admitted by the ConfigMap, but snippet annotations are not implemented yet; ignored',
+  ]);
+});
+
+test('admitted snippets still get the value checks', () => {
+  assertRefusedWith({ 'configuration-snippet': 'deny all;\nallow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  assertRefusedWith({ 'server-snippet': 'content_by_lua_block {}' }, ['annotation-value-word-blocklist'], {
+    ...SNIPPETS_ADMITTED,
+    annotationValueWordBlocklist: ['_by_lua'],
+  });
+});

@@ -1,0 +1,201 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseGlobalSettings } from '../../../src/model/settings/parseGlobalSettings.js';
+import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
+
+test('no ConfigMap, or an empty one: the defaults', () => {
+  assert.deepEqual(parseGlobalSettings(undefined), { settings: DEFAULT_SETTINGS, problems: [], unknownKeys: [] });
+  assert.deepEqual(parseGlobalSettings({}), { settings: DEFAULT_SETTINGS, problems: [], unknownKeys: [] });
+});
+
+test('every field is read from its ingress-nginx key', () => {
+  const { settings, problems, unknownKeys } = parseGlobalSettings({
+    'allow-snippet-annotations': 'true',
+    'annotations-risk-level': 'Critical',
+    'annotation-value-word-blocklist': 'load_module, _by_lua ,,alias,"',
+    'server-tokens': 'true',
+    'use-forwarded-headers': 'true',
+    'forwarded-for-header': 'X-Real-Client_IP',
+    'compute-full-forwarded-for': 'true',
+    'generate-request-id': 'false',
+    'proxy-body-size': '8m',
+    'proxy-connect-timeout': '3',
+    'proxy-read-timeout': '120',
+    'proxy-send-timeout': '121',
+    'client-header-timeout': '10',
+    'client-body-timeout': '11',
+    'keep-alive': '0',
+    'keep-alive-requests': '100',
+    'upstream-keepalive-connections': '0',
+    'upstream-keepalive-time': '90m',
+    'upstream-keepalive-timeout': '30',
+    'upstream-keepalive-requests': '500',
+    'ssl-protocols': 'TLSv1.3',
+    'ssl-ciphers': 'HIGH:!aNULL:!MD5',
+    'ssl-redirect': 'false',
+    'force-ssl-redirect': 'true',
+    'http-redirect-code': '301',
+    'no-tls-redirect-locations': '/.well-known/acme-challenge, /healthz',
+    hsts: 'false',
+    'hsts-max-age': '63072000',
+    'hsts-include-subdomains': 'false',
+    'hsts-preload': 'true',
+    'use-http2': 'false',
+    'worker-processes': '4',
+    'worker-shutdown-timeout': '30s',
+    'max-worker-connections': '0',
+    'log-format-upstream': '{"time": "$time_iso8601", "status": $status, "host": "${host}"}',
+    'log-format-escape-json': 'true',
+    'disable-access-log': 'true',
+    'error-log-level': 'warn',
+  });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(unknownKeys, []);
+  assert.deepEqual(settings, {
+    allowSnippetAnnotations: true,
+    annotationsRiskLevel: 'Critical',
+    annotationValueWordBlocklist: ['load_module', '_by_lua', 'alias', '"'],
+    serverTokens: true,
+    useForwardedHeaders: true,
+    forwardedForHeader: 'X-Real-Client_IP',
+    computeFullForwardedFor: true,
+    generateRequestId: false,
+    proxyBodySize: '8m',
+    proxyConnectTimeout: 3,
+    proxyReadTimeout: 120,
+    proxySendTimeout: 121,
+    clientHeaderTimeout: 10,
+    clientBodyTimeout: 11,
+    keepAlive: 0,
+    keepAliveRequests: 100,
+    upstreamKeepaliveConnections: 0,
+    upstreamKeepaliveTime: '90m',
+    upstreamKeepaliveTimeout: 30,
+    upstreamKeepaliveRequests: 500,
+    sslProtocols: ['TLSv1.3'],
+    sslCiphers: 'HIGH:!aNULL:!MD5',
+    sslRedirect: false,
+    forceSslRedirect: true,
+    httpRedirectCode: 301,
+    noTlsRedirectLocations: ['/.well-known/acme-challenge', '/healthz'],
+    hsts: false,
+    hstsMaxAge: 63072000,
+    hstsIncludeSubdomains: false,
+    hstsPreload: true,
+    useHttp2: false,
+    workerProcesses: 4,
+    workerShutdownTimeout: '30s',
+    maxWorkerConnections: 0,
+    logFormatUpstream: '{"time": "$time_iso8601", "status": $status, "host": "${host}"}',
+    logFormatEscapeJson: true,
+    disableAccessLog: true,
+    errorLogLevel: 'warn',
+  });
+});
+
+test('the defaults written out as ConfigMap values are valid values', () => {
+  const { settings, problems } = parseGlobalSettings({
+    'log-format-upstream': DEFAULT_SETTINGS.logFormatUpstream,
+    'ssl-ciphers': DEFAULT_SETTINGS.sslCiphers,
+    'ssl-protocols': DEFAULT_SETTINGS.sslProtocols.join(' '),
+    'no-tls-redirect-locations': DEFAULT_SETTINGS.noTlsRedirectLocations.join(','),
+    'forwarded-for-header': DEFAULT_SETTINGS.forwardedForHeader,
+    'upstream-keepalive-time': DEFAULT_SETTINGS.upstreamKeepaliveTime,
+    'worker-shutdown-timeout': DEFAULT_SETTINGS.workerShutdownTimeout,
+    'proxy-body-size': DEFAULT_SETTINGS.proxyBodySize,
+  });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(settings, DEFAULT_SETTINGS);
+});
+
+test('an invalid value keeps the default and names the key and the value', () => {
+  const invalid: Record<string, string[]> = {
+    'allow-snippet-annotations': ['yes', 'on', ''],
+    'annotations-risk-level': ['Severe', 'Critcal', ''],
+    'forwarded-for-header': ['X-Forwarded-For;', 'X Forwarded', '$http_x', "X'", ''],
+    'proxy-body-size': ['1mb', '-1', '1.5m', ''],
+    'proxy-read-timeout': ['60s', '-1', '2147484'],
+    'keep-alive-requests': ['-1', 'many', '2147483648'],
+    'upstream-keepalive-time': ['1 h', 'forever', '1x', '-1s', '1h30m'],
+    'ssl-protocols': ['TLSv1.4', 'tlsv1.2', 'TLSv1.2,TLSv1.3', ''],
+    'ssl-ciphers': ['HIGH;', 'HIGH:"', "HIGH'", 'HIGH:{}', ''],
+    'http-redirect-code': ['303', '200', 'permanent'],
+    'no-tls-redirect-locations': ['.well-known', '/a b', '/a;b', '/a"b', '/$uri'],
+    'worker-processes': ['0', '-1', 'Auto', 'two'],
+    'worker-shutdown-timeout': ['240 s', 'soon'],
+    'log-format-upstream': ["$remote_addr '$request'", '$remote_addr \\"', '', 'costs $', '$ 5', '${a-b}', '${}', '$-'],
+    'error-log-level': ['warning', 'WARN', 'fatal'],
+  };
+  for (const [key, values] of Object.entries(invalid)) {
+    for (const value of values) {
+      const { settings, problems } = parseGlobalSettings({ [key]: value });
+      assert.deepEqual(settings, DEFAULT_SETTINGS, `${key}: ${value}`);
+      assert.equal(problems.length, 1, `${key}: ${value}`);
+      assert.ok(problems[0]?.startsWith(`ConfigMap key ${key}: invalid value ${JSON.stringify(value)}; expected `), problems[0]);
+      assert.ok(problems[0]?.endsWith('; keeping the default'), problems[0]);
+    }
+  }
+});
+
+test('control characters are refused in every value, without echoing it', () => {
+  for (const key of ['log-format-upstream', 'annotation-value-word-blocklist', 'ssl-ciphers', 'proxy-body-size']) {
+    for (const value of ['a\nssl_engine /tmp/x', 'a\rb', 'a\tb', 'a\u0000']) {
+      const { settings, problems } = parseGlobalSettings({ [key]: value });
+      assert.deepEqual(settings, DEFAULT_SETTINGS, key);
+      assert.equal(problems.length, 1);
+      assert.ok(problems[0]?.startsWith(`ConfigMap key ${key}: the value contains a control character (U+00`), problems[0]);
+      assert.ok(!problems[0]?.includes('ssl_engine'), problems[0]);
+    }
+  }
+});
+
+test('a bad value does not affect the other keys', () => {
+  const { settings, problems } = parseGlobalSettings({ 'proxy-body-size': 'huge', 'proxy-read-timeout': '30' });
+  assert.equal(settings.proxyBodySize, DEFAULT_SETTINGS.proxyBodySize);
+  assert.equal(settings.proxyReadTimeout, 30);
+  assert.equal(problems.length, 1);
+});
+
+test('values are trimmed; booleans follow Go strconv.ParseBool; the risk level is case-insensitive', () => {
+  const { settings, problems } = parseGlobalSettings({
+    'use-http2': ' False ',
+    hsts: '0',
+    'server-tokens': 'T',
+    'annotations-risk-level': 'medium',
+    'worker-processes': 'auto',
+  });
+  assert.deepEqual(problems, []);
+  assert.equal(settings.useHttp2, false);
+  assert.equal(settings.hsts, false);
+  assert.equal(settings.serverTokens, true);
+  assert.equal(settings.annotationsRiskLevel, 'Medium');
+  assert.equal(settings.workerProcesses, 'auto');
+});
+
+test('empty lists are allowed where a list may be empty', () => {
+  const { settings, problems } = parseGlobalSettings({
+    'no-tls-redirect-locations': '',
+    'annotation-value-word-blocklist': ' , ',
+  });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(settings.noTlsRedirectLocations, []);
+  assert.deepEqual(settings.annotationValueWordBlocklist, []);
+});
+
+test('keys Portico does not implement are reported, sorted, and change nothing', () => {
+  const { settings, problems, unknownKeys } = parseGlobalSettings({
+    'use-gzip': 'true',
+    'enable-opentelemetry': 'true',
+    'http-snippet': 'lua_shared_dict x 1m;',
+    'no-such-key': 'x',
+  });
+  assert.deepEqual(settings, DEFAULT_SETTINGS);
+  assert.deepEqual(problems, []);
+  assert.deepEqual(unknownKeys, ['enable-opentelemetry', 'http-snippet', 'no-such-key', 'use-gzip']);
+});
+
+test('the result does not share arrays with DEFAULT_SETTINGS when they are replaced', () => {
+  const { settings } = parseGlobalSettings({ 'ssl-protocols': 'TLSv1.3' });
+  assert.deepEqual(DEFAULT_SETTINGS.sslProtocols, ['TLSv1.2', 'TLSv1.3']);
+  assert.deepEqual(settings.sslProtocols, ['TLSv1.3']);
+});
