@@ -13,6 +13,8 @@ export interface GlobalSettings {
   annotationValueWordBlocklist: string[];
   /** server-tokens */
   serverTokens: boolean;
+  /** strict-validate-path-type: Exact and Prefix paths may hold only `/`, letters, digits, `.`, `_` and `-`. */
+  strictValidatePathType: boolean;
 
   // ---- client address and forwarded headers ----
   /** use-forwarded-headers: trust incoming X-Forwarded-* */
@@ -105,6 +107,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   annotationsRiskLevel: 'High',
   annotationValueWordBlocklist: [],
   serverTokens: false,
+  strictValidatePathType: true,
   useForwardedHeaders: false,
   forwardedForHeader: 'X-Forwarded-For',
   computeFullForwardedFor: false,

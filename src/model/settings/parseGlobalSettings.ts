@@ -109,6 +109,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   hstsIncludeSubdomains: { key: 'hsts-include-subdomains', parse: parseBoolean },
   hstsPreload: { key: 'hsts-preload', parse: parseBoolean },
   useHttp2: { key: 'use-http2', parse: parseBoolean },
+  strictValidatePathType: { key: 'strict-validate-path-type', parse: parseBoolean },
   workerProcesses: { key: 'worker-processes', parse: parseWorkerProcesses },
   workerShutdownTimeout: { key: 'worker-shutdown-timeout', parse: parseNginxTime },
   maxWorkerConnections: { key: 'max-worker-connections', parse: parseNonNegativeInteger },

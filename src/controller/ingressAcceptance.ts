@@ -1,0 +1,85 @@
+// Which version of each Ingress is served. A new version whose annotations or
+// paths are invalid is refused (and reported) while the last good version
+// keeps serving, as in ingress-nginx. Versions are validated once, and again
+// only when the global settings change.
+import { objectKey, type Ingress } from '../kube/objects.js';
+import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
+import type { AcceptedIngress } from '../model/buildConfiguration.js';
+import type { GlobalSettings } from '../model/settings/globalSettings.js';
+import { validateIngressPaths } from '../model/validateIngressPaths.js';
+
+export interface Refusal {
+  ingress: Ingress;
+  errors: string[];
+  /** Whether an older version keeps serving. */
+  servingPrevious: boolean;
+}
+
+export interface AcceptanceResult {
+  accepted: AcceptedIngress[];
+  /** Versions refused in this round (reported once per version by the caller). */
+  refused: Refusal[];
+  /** Annotation warnings (e.g. not implemented yet) of versions accepted in this round. */
+  warnings: { ingress: Ingress; messages: string[] }[];
+}
+
+interface Entry {
+  /** The version last looked at, accepted or not. */
+  seen: Ingress;
+  /** The version being served, if any ever passed. */
+  accepted: AcceptedIngress | undefined;
+}
+
+export class IngressAcceptance {
+  private readonly entries = new Map<string, Entry>();
+  private settings: GlobalSettings | undefined;
+
+  constructor(private readonly annotationsPrefix: string) {}
+
+  update(served: readonly Ingress[], settings: GlobalSettings): AcceptanceResult {
+    const revalidateAll = settings !== this.settings;
+    this.settings = settings;
+    const result: AcceptanceResult = { accepted: [], refused: [], warnings: [] };
+    const present = new Set<string>();
+    for (const ingress of served) {
+      const key = objectKey(ingress);
+      present.add(key);
+      let entry = this.entries.get(key);
+      if (!entry || entry.seen !== ingress || revalidateAll) {
+        entry = this.validate(ingress, settings, entry, revalidateAll, result);
+        this.entries.set(key, entry);
+      }
+      if (entry.accepted) result.accepted.push(entry.accepted);
+    }
+    for (const key of this.entries.keys()) if (!present.has(key)) this.entries.delete(key);
+    return result;
+  }
+
+  private validate(
+    ingress: Ingress,
+    settings: GlobalSettings,
+    previous: Entry | undefined,
+    settingsChanged: boolean,
+    result: AcceptanceResult,
+  ): Entry {
+    const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: this.annotationsPrefix, settings });
+    const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType);
+    if (annotations.ok && pathErrors.length === 0) {
+      if (annotations.warnings.length > 0) result.warnings.push({ ingress, messages: annotations.warnings });
+      return { seen: ingress, accepted: { ingress, annotations: annotations.value } };
+    }
+    const errors = [...(annotations.ok ? [] : annotations.errors), ...pathErrors];
+    // The last good version keeps serving; when the settings changed it must pass them too.
+    const fallback = previous?.accepted;
+    const kept = fallback && settingsChanged ? this.revalidates(fallback.ingress, settings) : fallback;
+    result.refused.push({ ingress, errors, servingPrevious: kept !== undefined });
+    return { seen: ingress, accepted: kept };
+  }
+
+  /** The previous version under the current settings, if it still passes. */
+  private revalidates(ingress: Ingress, settings: GlobalSettings): AcceptedIngress | undefined {
+    const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: this.annotationsPrefix, settings });
+    if (!annotations.ok || validateIngressPaths(ingress, settings.strictValidatePathType).length > 0) return undefined;
+    return { ingress, annotations: annotations.value };
+  }
+}

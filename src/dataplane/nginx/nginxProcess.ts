@@ -1,0 +1,258 @@
+// Portico's own nginx: a master process it starts in a prefix directory it
+// owns (process/prefixLayout.ts), feeds configurations to, keeps running, and
+// stops. The renderer's contract is in process/nginxArguments.ts: nginx is
+// told `daemon`, `master_process`, `pid` and `lock_file` on the command line,
+// so the rendered text must not contain them.
+//
+// Only pass text Portico rendered: each configuration is loaded by `nginx -t`
+// and then by the master, and loading runs what it names (modules, Lua).
+import { rename, writeFile } from 'node:fs/promises';
+import type { Logger } from '../../log/logger.js';
+import { backoffDelay, type BackoffPolicy } from '../../sources/kubernetes/backoff.js';
+import { ControlLog } from './process/controlLog.js';
+import { launchMaster } from './process/launchMaster.js';
+import { describeExit, type MasterProcess, type ProcessExit } from './process/masterProcess.js';
+import { createPrefixDirs, prefixLayout, type PrefixLayout } from './process/prefixLayout.js';
+import { reloadMaster } from './process/reloadMaster.js';
+import { testConfig, type ConfigTestResult } from './process/testConfig.js';
+
+export { prefixLayout, type PrefixLayout, type TempDirs } from './process/prefixLayout.js';
+
+export type ApplyResult =
+  | { readonly outcome: 'unchanged' }
+  | { readonly outcome: 'reloaded' }
+  /** nginx refused the configuration, at `nginx -t` or at reload; the previous one keeps serving. */
+  | { readonly outcome: 'rejected'; readonly error: string };
+
+export interface NginxTimeouts {
+  /** `nginx -t`; a configuration with thousands of servers takes seconds. */
+  readonly testMs: number;
+  /** From spawning the master until it serves. */
+  readonly startMs: number;
+  /** From SIGHUP until the master has finished loading, or failed to load, the new configuration. */
+  readonly reloadMs: number;
+  /** Graceful shutdown (in-flight requests finish) before the master and its workers are killed. */
+  readonly stopMs: number;
+}
+
+export interface NginxProcessOptions {
+  /** Default /usr/sbin/nginx. */
+  binary?: string;
+  /** The directory Portico owns; created if missing. */
+  prefix: string;
+  logger: Logger;
+  /** Delays between restarts of a master that died. */
+  restartBackoff?: BackoffPolicy;
+  timeouts?: Partial<NginxTimeouts>;
+}
+
+const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 60_000, startMs: 60_000, reloadMs: 60_000, stopMs: 30_000 };
+// A dead master is an outage: retry quickly at first.
+const DEFAULT_RESTART_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000 };
+const CONTROL_LOG_TRIM_INTERVAL_MS = 60_000;
+const CONTROL_LOG_MAX_BYTES = 1024 * 1024;
+
+export class NginxProcess {
+  readonly layout: PrefixLayout;
+  private readonly binary: string;
+  private readonly logger: Logger;
+  private readonly restartBackoff: BackoffPolicy;
+  private readonly timeouts: NginxTimeouts;
+  private readonly controlLog: ControlLog;
+
+  /** Between start() and stop(): a master should be running, and is restarted when it dies. */
+  private wanted = false;
+  private master: MasterProcess | undefined;
+  /** The configuration to restart with: the last one nginx ran. */
+  private lastGoodConfig = '';
+  /** What the master runs now; undefined when unknown (a reload that was not confirmed). */
+  private runningConfig: string | undefined;
+  private restartAttempt = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private trimTimer: NodeJS.Timeout | undefined;
+  /** Operations on the master and the prefix, one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private reloadCount = 0;
+  private restartCount = 0;
+
+  constructor(options: NginxProcessOptions) {
+    this.layout = prefixLayout(options.prefix);
+    this.binary = options.binary ?? '/usr/sbin/nginx';
+    this.logger = options.logger;
+    this.restartBackoff = options.restartBackoff ?? DEFAULT_RESTART_BACKOFF;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.controlLog = new ControlLog(this.layout.controlLog);
+  }
+
+  /** Successful reloads since construction. */
+  get reloads(): number {
+    return this.reloadCount;
+  }
+
+  /** Times a master that died was started again. */
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  get running(): boolean {
+    return this.master !== undefined;
+  }
+
+  get masterPid(): number | undefined {
+    return this.master?.pid;
+  }
+
+  /** Tests `configText`, then runs it; rejects with nginx's message if either fails. */
+  start(configText: string): Promise<void> {
+    return this.serialize(async () => {
+      if (this.wanted) throw new Error('nginx is already started');
+      await createPrefixDirs(this.layout);
+      const tested = await this.testCandidate(configText);
+      if (!tested.ok) throw new Error(tested.error);
+      await rename(this.layout.candidateConfigFile, this.layout.configFile);
+      this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), configText);
+      this.wanted = true;
+      this.restartAttempt = 0;
+      this.trimTimer = setInterval(() => this.trimControlLog(), CONTROL_LOG_TRIM_INTERVAL_MS).unref();
+      this.logger.info({ pid: this.masterPid, prefix: this.layout.prefix }, 'nginx started');
+    });
+  }
+
+  /**
+   * Makes `configText` the running configuration, unless it already is. It is
+   * tested first and only then loaded; whatever nginx refuses leaves the
+   * previous configuration serving and is kept as `rejectedConfigFile`.
+   *
+   * Only the text is compared: a change to a file it references (a
+   * certificate) needs a change in the text (a content hash in the path) too.
+   */
+  apply(configText: string): Promise<ApplyResult> {
+    return this.serialize(async () => {
+      if (!this.wanted) throw new Error('nginx is not started');
+      if (configText === this.runningConfig) return { outcome: 'unchanged' };
+      const tested = await this.testCandidate(configText);
+      if (!tested.ok) {
+        await rename(this.layout.candidateConfigFile, this.layout.rejectedConfigFile);
+        // nginx names the file it tested, which is now the rejected one.
+        return this.rejected(tested.error.replaceAll(this.layout.candidateConfigFile, this.layout.rejectedConfigFile));
+      }
+      await rename(this.layout.candidateConfigFile, this.layout.configFile);
+      return this.master === undefined ? this.startInsteadOfReload(configText) : this.reload(this.master, configText);
+    });
+  }
+
+  /** Graceful shutdown, bounded by `timeouts.stopMs`: resolves once the master has exited and any process left of its group was killed. */
+  stop(): Promise<void> {
+    this.wanted = false;
+    clearTimeout(this.restartTimer);
+    clearInterval(this.trimTimer);
+    return this.serialize(async () => {
+      const master = this.master;
+      if (master === undefined) return;
+      await master.stop(this.timeouts.stopMs);
+      this.master = undefined;
+      this.runningConfig = undefined;
+      this.logger.info({ pid: master.pid }, 'nginx stopped');
+    });
+  }
+
+  private async reload(master: MasterProcess, configText: string): Promise<ApplyResult> {
+    const result = await reloadMaster(master, this.controlLog, this.timeouts.reloadMs);
+    if (result.outcome === 'reloaded') {
+      this.lastGoodConfig = this.runningConfig = configText;
+      this.reloadCount++;
+      this.logger.info({ pid: master.pid, reloads: this.reloadCount }, 'nginx reloaded');
+      return { outcome: 'reloaded' };
+    }
+    // The master may yet run it; only a reload that later succeeds says what it runs.
+    if (result.outcome === 'unconfirmed') this.runningConfig = undefined;
+    await this.restoreLastGood(configText);
+    return this.rejected(result.error);
+  }
+
+  /** The master died and awaits its restart: start it with the new configuration rather than the old one. */
+  private async startInsteadOfReload(configText: string): Promise<ApplyResult> {
+    try {
+      this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), configText);
+    } catch (error) {
+      await this.restoreLastGood(configText);
+      return this.rejected((error as Error).message); // the pending restart still runs the last good configuration
+    }
+    clearTimeout(this.restartTimer);
+    this.restartCount++;
+    this.logger.info({ pid: this.masterPid, restarts: this.restartCount }, 'nginx restarted, with the new configuration');
+    return { outcome: 'reloaded' };
+  }
+
+  /** Writes the candidate file and runs `nginx -t` on it. */
+  private async testCandidate(configText: string): Promise<ConfigTestResult> {
+    await writeFile(this.layout.candidateConfigFile, configText, { mode: 0o600 });
+    const tested = await testConfig(this.binary, this.layout, this.layout.candidateConfigFile, this.timeouts.testMs);
+    if (tested.ok && tested.warnings !== '') this.logger.warn({ warnings: tested.warnings }, 'nginx -t warnings');
+    return tested;
+  }
+
+  /** Puts the last good configuration back in place for restarts, keeping the refused one for inspection. */
+  private async restoreLastGood(refusedText: string): Promise<void> {
+    await writeFile(this.layout.rejectedConfigFile, refusedText, { mode: 0o600 });
+    await writeFile(this.layout.candidateConfigFile, this.lastGoodConfig, { mode: 0o600 });
+    await rename(this.layout.candidateConfigFile, this.layout.configFile);
+  }
+
+  private rejected(error: string): ApplyResult {
+    this.logger.warn({ error, file: this.layout.rejectedConfigFile }, 'nginx rejected the configuration');
+    return { outcome: 'rejected', error };
+  }
+
+  /** Records a master that serves `configText` and watches for its death. */
+  private adopt(master: MasterProcess, configText: string): void {
+    this.master = master;
+    this.lastGoodConfig = this.runningConfig = configText;
+    void master.exited.then((exit) => this.onMasterExit(master, exit));
+  }
+
+  private onMasterExit(master: MasterProcess, exit: ProcessExit): void {
+    if (!this.wanted) return; // stop() ends it
+    this.master = undefined;
+    this.runningConfig = undefined;
+    // Workers outlive a master that was killed; they would hold its ports.
+    master.killGroup();
+    // A master that ran a while gets its first quick retry back.
+    const ranLong = Date.now() - master.startedAt >= this.restartBackoff.maxMs;
+    const delayMs = this.scheduleRestart(ranLong ? 1 : this.restartAttempt + 1);
+    this.logger.error({ pid: master.pid, exit, restartInMs: Math.round(delayMs) }, `nginx ${describeExit(exit)}; restarting it`);
+  }
+
+  private scheduleRestart(attempt: number): number {
+    this.restartAttempt = attempt;
+    const delayMs = backoffDelay(attempt, this.restartBackoff);
+    this.restartTimer = setTimeout(() => void this.serialize(() => this.restart()), delayMs);
+    return delayMs;
+  }
+
+  private async restart(): Promise<void> {
+    if (!this.wanted || this.master !== undefined) return; // stopped, or started by apply() meanwhile
+    try {
+      await writeFile(this.layout.configFile, this.lastGoodConfig, { mode: 0o600 });
+      this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), this.lastGoodConfig);
+    } catch (error) {
+      const delayMs = this.scheduleRestart(this.restartAttempt + 1);
+      this.logger.error({ err: error, restartInMs: Math.round(delayMs) }, 'restarting nginx failed');
+      return;
+    }
+    this.restartCount++;
+    this.logger.info({ pid: this.masterPid, restarts: this.restartCount }, 'nginx restarted');
+  }
+
+  private trimControlLog(): void {
+    this.serialize(() => this.controlLog.trim(CONTROL_LOG_MAX_BYTES)).catch((error: unknown) =>
+      this.logger.warn({ err: error, file: this.layout.controlLog }, 'trimming the nginx control log failed'),
+    );
+  }
+
+  private serialize<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

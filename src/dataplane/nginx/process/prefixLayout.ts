@@ -1,0 +1,97 @@
+// The directory Portico's nginx runs in (its `-p` prefix). Everything nginx
+// reads or writes lives here, so it never touches the system nginx's files
+// (/etc/nginx, /run/nginx.pid, /var/log/nginx, /var/lib/nginx).
+import { chmod, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/** nginx's five on-disk request buffers; the renderer points each `*_temp_path` at one. */
+export interface TempDirs {
+  readonly clientBody: string;
+  readonly proxy: string;
+  readonly fastcgi: string;
+  readonly uwsgi: string;
+  readonly scgi: string;
+}
+
+/** Absolute paths inside the prefix. */
+export interface PrefixLayout {
+  readonly prefix: string;
+  /** The configuration nginx runs: always the last good one between operations. */
+  readonly configFile: string;
+  /** Where a new configuration is tested before it replaces `configFile`. */
+  readonly candidateConfigFile: string;
+  /** The last configuration nginx refused (at test or at reload), kept for inspection. */
+  readonly rejectedConfigFile: string;
+  /** Written by nginx (Portico passes `pid` on the command line); the renderer must not emit `pid`. */
+  readonly pidFile: string;
+  /** For the renderer's `error_log`. */
+  readonly errorLog: string;
+  /** For the renderer's `access_log`. */
+  readonly accessLog: string;
+  /** Portico's own notice-level log of the master's events (see nginxArguments.ts); not for the renderer. */
+  readonly controlLog: string;
+  readonly lockFile: string;
+  /** Parent of the temp dirs; nginx creates each one and hands it to the worker user. */
+  readonly tempDir: string;
+  readonly temp: TempDirs;
+  /** Certificates and keys, readable by Portico and the nginx master only (mode 0700). */
+  readonly certificateDir: string;
+}
+
+// Characters that would need escaping inside an nginx token, or that nginx
+// interpolates ($) or expands (include globs): a prefix never needs them.
+const UNSAFE_PATH_CHARACTERS = /[\x00-\x1f\x7f"\\$*?[]/;
+
+export function prefixLayout(prefix: string): PrefixLayout {
+  const root = resolve(prefix);
+  if (UNSAFE_PATH_CHARACTERS.test(root)) throw new Error(`unsupported nginx prefix ${JSON.stringify(prefix)}: no quotes, backslashes, $, glob or control characters`);
+  const conf = join(root, 'conf');
+  const logs = join(root, 'logs');
+  const tempDir = join(root, 'tmp');
+  return {
+    prefix: root,
+    configFile: join(conf, 'nginx.conf'),
+    candidateConfigFile: join(conf, 'nginx.conf.candidate'),
+    rejectedConfigFile: join(conf, 'nginx.conf.rejected'),
+    pidFile: join(logs, 'nginx.pid'),
+    errorLog: join(logs, 'error.log'),
+    accessLog: join(logs, 'access.log'),
+    controlLog: join(logs, 'control.log'),
+    lockFile: join(logs, 'nginx.lock'),
+    tempDir,
+    temp: {
+      clientBody: join(tempDir, 'client_body'),
+      proxy: join(tempDir, 'proxy'),
+      fastcgi: join(tempDir, 'fastcgi'),
+      uwsgi: join(tempDir, 'uwsgi'),
+      scgi: join(tempDir, 'scgi'),
+    },
+    certificateDir: join(root, 'certs'),
+  };
+}
+
+/**
+ * Creates the prefix's folders. Workers run as nginx's unprivileged default
+ * user (`nobody`) when Portico is root, and only they write the temp dirs: so
+ * the prefix and tmp/ must be traversable by anyone (0755; the prefix's
+ * parents too), while nginx itself creates each temp dir 0700 and chowns it to
+ * the worker user. certs/ is read by the master only, at load and before it
+ * drops privileges, so it stays private (0700); certificate paths must
+ * therefore not contain variables (those are loaded by workers per request).
+ * conf/ stays 0755 for files workers read per request (auth_basic_user_file);
+ * Portico writes the configuration files themselves 0600.
+ */
+export async function createPrefixDirs(layout: PrefixLayout): Promise<void> {
+  const modes: [string, number][] = [
+    [layout.prefix, 0o755],
+    [join(layout.prefix, 'conf'), 0o755],
+    [join(layout.prefix, 'logs'), 0o755],
+    [layout.tempDir, 0o755],
+    [layout.certificateDir, 0o700],
+  ];
+  for (const [dir, mode] of modes) {
+    await mkdir(dir, { recursive: true, mode });
+    // mkdir's mode is filtered by the umask and ignored for existing folders (a mkdtemp prefix is 0700).
+    await chmod(dir, mode);
+  }
+}

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { IngressAcceptance } from '../../src/controller/ingressAcceptance.js';
+import { DEFAULT_SETTINGS } from '../../src/model/settings/globalSettings.js';
+import type { Ingress } from '../../src/kube/objects.js';
+
+const prefix = 'nginx.ingress.kubernetes.io';
+
+function version(resourceVersion: string, annotations: Record<string, string>, path = '/'): Ingress {
+  return {
+    metadata: { name: 'web', namespace: 'app', resourceVersion, annotations },
+    spec: { rules: [{ host: 'h', http: { paths: [{ path, pathType: 'Prefix', backend: { service: { name: 's', port: { number: 80 } } } }] } }] },
+  };
+}
+
+test('an invalid new version is refused and the last good one keeps serving', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  const good = version('1', { [`${prefix}/proxy-body-size`]: '8m' });
+  assert.equal(acceptance.update([good], DEFAULT_SETTINGS).accepted[0]?.annotations.proxy.bodySize, '8m');
+  const bad = version('2', { [`${prefix}/proxy-body-size`]: '8m; evil' });
+  const result = acceptance.update([bad], DEFAULT_SETTINGS);
+  assert.equal(result.accepted[0]?.ingress, good, 'version 1 still served');
+  assert.equal(result.refused.length, 1);
+  assert.equal(result.refused[0]?.servingPrevious, true);
+  assert.match(result.refused[0]?.errors.join() ?? '', /proxy-body-size/);
+  assert.deepEqual(acceptance.update([bad], DEFAULT_SETTINGS).refused, [], 'the same refused version is not reported again');
+});
+
+test('a first version that is invalid is not served at all', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  const result = acceptance.update([version('1', { [`${prefix}/ssl-redirect`]: 'maybe' })], DEFAULT_SETTINGS);
+  assert.deepEqual(result.accepted, []);
+  assert.equal(result.refused[0]?.servingPrevious, false);
+});
+
+test('strict path validation refuses regex characters in Prefix paths, newlines anywhere', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  assert.equal(acceptance.update([version('1', {}, '/api/(.*)')], DEFAULT_SETTINGS).accepted.length, 0);
+  assert.equal(acceptance.update([version('2', {}, '/ok\n}')], { ...DEFAULT_SETTINGS, strictValidatePathType: false }).accepted.length, 0);
+  assert.equal(acceptance.update([version('3', {}, '/api/(.*)')], { ...DEFAULT_SETTINGS, strictValidatePathType: false }).accepted.length, 1);
+});
+
+test('new global settings re-check every served version', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  const snippet = version('1', { [`${prefix}/configuration-snippet`]: 'return 200;' });
+  const permissive = { ...DEFAULT_SETTINGS, allowSnippetAnnotations: true, annotationsRiskLevel: 'Critical' as const };
+  assert.equal(acceptance.update([snippet], permissive).accepted.length, 1);
+  const result = acceptance.update([snippet], { ...DEFAULT_SETTINGS });
+  assert.equal(result.accepted.length, 0, 'refused once snippets are turned off');
+  assert.match(result.refused[0]?.errors.join() ?? '', /configuration-snippet/);
+});
+
+test('deleted Ingresses are forgotten', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  acceptance.update([version('1', {})], DEFAULT_SETTINGS);
+  assert.deepEqual(acceptance.update([], DEFAULT_SETTINGS).accepted, []);
+});
