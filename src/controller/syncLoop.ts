@@ -1,0 +1,147 @@
+// The controller's loop: coalesced store changes → accepted Ingresses →
+// model → data plane. Problems reach the user as log lines and Kubernetes
+// Events; a configuration nginx refuses never replaces the running one.
+import type { Logger } from '../log/logger.js';
+import type { ConfigMap } from '../kube/objects.js';
+import { buildConfiguration } from '../model/buildConfiguration.js';
+import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
+import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
+import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
+import type { Configuration, LocationAnnotations } from '../model/types.js';
+import type { Store } from '../store/store.js';
+import type { IngressEventRecorder } from './eventRecorder.js';
+import { IngressAcceptance } from './ingressAcceptance.js';
+import { SyncRateLimiter } from './syncRateLimiter.js';
+
+export type ApplyOutcome = { outcome: 'unchanged' } | { outcome: 'reloaded' } | { outcome: 'rejected'; error: string };
+
+export interface DataPlane {
+  apply(configuration: Configuration): Promise<ApplyOutcome>;
+}
+
+export interface SyncLoopOptions {
+  store: Store;
+  dataPlane: DataPlane;
+  events: IngressEventRecorder;
+  logger: Logger;
+  annotationsPrefix: string;
+  /** `--configmap` (`namespace/name`). */
+  configMap?: string;
+  defaultBackendService?: string;
+  defaultSslCertificate?: string;
+  /** `--sync-rate-limit`: full syncs per second at most. */
+  syncRateLimit: number;
+}
+
+export interface SyncReport {
+  /** The configuration handed to the data plane (undefined when nothing changed). */
+  applied: Configuration | undefined;
+  outcome: ApplyOutcome['outcome'] | 'skipped';
+}
+
+export class SyncLoop {
+  private readonly acceptance: IngressAcceptance;
+  private readonly limiter: SyncRateLimiter;
+  private settingsSource: ConfigMap | undefined | null = null;
+  private settings: GlobalSettings = DEFAULT_SETTINGS;
+  private defaults: LocationAnnotations | undefined;
+  private readonly reportedUnknownKeys = new Set<string>();
+  private running: string | undefined;
+  /** The configuration nginx runs, as last applied successfully. */
+  current: Configuration | undefined;
+  syncs = 0;
+
+  constructor(private readonly options: SyncLoopOptions) {
+    this.acceptance = new IngressAcceptance(options.annotationsPrefix);
+    this.limiter = new SyncRateLimiter(options.syncRateLimit);
+  }
+
+  /** Syncs on every batch of store changes until the signal aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const keys = await Promise.race([this.options.store.changes.next(), aborted(signal)]);
+      if (signal.aborted) return;
+      this.options.logger.debug({ changed: keys?.size }, 'store changed');
+      try {
+        await this.limiter.acquire(signal);
+      } catch {
+        return;
+      }
+      await this.sync();
+    }
+  }
+
+  /** One full sync from the store as it is now. */
+  async sync(): Promise<SyncReport> {
+    this.syncs++;
+    const { store, logger } = this.options;
+    const settings = this.currentSettings();
+    const acceptance = this.acceptance.update(store.ingresses(), settings);
+    for (const refusal of acceptance.refused) {
+      const fallback = refusal.servingPrevious ? 'the last valid version keeps serving' : 'the Ingress is not served';
+      this.options.events.record(refusal.ingress, 'Warning', 'Rejected', `${refusal.errors.join('; ')} (${fallback})`);
+    }
+    for (const { ingress, messages } of acceptance.warnings) {
+      this.options.events.record(ingress, 'Warning', 'AnnotationWarning', messages.join('; '));
+    }
+
+    const result = buildConfiguration({
+      ingresses: acceptance.accepted,
+      lookup: store,
+      settings,
+      defaultAnnotations: this.defaultAnnotations(settings),
+      defaultBackendService: this.options.defaultBackendService,
+      defaultSslCertificate: this.options.defaultSslCertificate,
+    });
+    for (const problem of result.problems) {
+      const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
+      if (ingress) this.options.events.record(ingress, problem.severity === 'warning' ? 'Warning' : 'Normal', problem.reason, problem.message);
+    }
+    for (const warning of result.warnings) logger.warn(warning);
+
+    const text = JSON.stringify(result.configuration);
+    if (text === this.running) return { applied: undefined, outcome: 'skipped' };
+    const outcome = await this.options.dataPlane.apply(result.configuration);
+    if (outcome.outcome === 'rejected') {
+      logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
+    } else {
+      this.running = text;
+      this.current = result.configuration;
+      logger.info(
+        { outcome: outcome.outcome, servers: result.configuration.servers.length, backends: result.configuration.backends.length },
+        'configuration applied',
+      );
+    }
+    return { applied: result.configuration, outcome: outcome.outcome };
+  }
+
+  private currentSettings(): GlobalSettings {
+    const source = this.options.configMap ? this.options.store.configMap(this.options.configMap) : undefined;
+    if (source === this.settingsSource) return this.settings;
+    this.settingsSource = source;
+    const parsed = parseGlobalSettings(source?.data);
+    for (const problem of parsed.problems) this.options.logger.warn({ configMap: this.options.configMap }, problem);
+    for (const key of parsed.unknownKeys) {
+      if (this.reportedUnknownKeys.has(key)) continue;
+      this.reportedUnknownKeys.add(key);
+      this.options.logger.warn({ configMap: this.options.configMap, key }, 'ConfigMap key not implemented by Portico (ignored)');
+    }
+    this.settings = parsed.settings;
+    this.defaults = undefined;
+    return this.settings;
+  }
+
+  /** What a location Portico generates gets: the settings' defaults (no annotations). */
+  private defaultAnnotations(settings: GlobalSettings): LocationAnnotations {
+    if (!this.defaults) {
+      const parsed = parseIngressAnnotations(undefined, { prefix: this.options.annotationsPrefix, settings });
+      if (!parsed.ok) throw new Error(`default annotations do not parse: ${parsed.errors.join('; ')}`);
+      this.defaults = parsed.value;
+    }
+    return this.defaults;
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+}

@@ -1,0 +1,235 @@
+// Directive arguments: the only way a value becomes bytes in nginx.conf.
+// Every constructor here either quotes and escapes its input, or validates it
+// against a pattern that cannot contain nginx syntax, so no string (least of
+// all one from a Kubernetes object) can end a token, a directive or a block.
+import { isIP } from 'node:net';
+
+const issuingKey: unique symbol = Symbol('Argument');
+
+/** One argument of a directive. Only the constructors in this module create them. */
+export class Argument {
+  /**
+   * @param token what is written to the file.
+   * @param word what nginx's parser yields for the token (quotes removed, escapes resolved).
+   */
+  constructor(
+    key: typeof issuingKey,
+    readonly token: string,
+    readonly word: string,
+  ) {
+    if (key !== issuingKey) throw new Error('Arguments are created by the functions of arguments.ts only');
+  }
+}
+
+/**
+ * nginx reads a configuration token into a 4096-byte buffer and fails with
+ * "too long parameter" beyond it; refuse early and clearly, with margin.
+ */
+export const MAX_TOKEN_BYTES = 4000;
+
+/** A value for an error message: JSON-quoted (so control characters show) and cut short. */
+export function describeValue(value: unknown): string {
+  const json = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return json.length > 80 ? `${json.slice(0, 80)}...` : json;
+}
+
+function issue(token: string, word: string): Argument {
+  const bytes = Buffer.byteLength(token);
+  if (bytes > MAX_TOKEN_BYTES) {
+    throw new Error(`nginx argument too long: ${bytes} bytes (at most ${MAX_TOKEN_BYTES}): ${describeValue(word)}`);
+  }
+  return new Argument(issuingKey, token, word);
+}
+
+// Inside double quotes nginx resolves exactly \" \' \\ \n \r \t and keeps any
+// other backslash as is; nothing else in a quoted token is special to its parser.
+const QUOTED_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function quoted(word: string): Argument {
+  // A NUL would silently truncate the value wherever nginx uses it as a C string.
+  if (word.includes('\0')) throw new Error(`nginx argument contains a NUL character: ${describeValue(word)}`);
+  return issue(`"${word.replace(/[\\"\n\r\t]/g, (c) => QUOTED_ESCAPES[c] ?? c)}"`, word);
+}
+
+/** Any string, taken literally, for directives that do not interpolate variables (location, server_name, rewrite regex...). */
+export function literal(value: string): Argument {
+  return quoted(value);
+}
+
+/**
+ * Any string, taken literally, for directives that DO interpolate variables
+ * (set, proxy_set_header, add_header, proxy_pass...). nginx has no escape for
+ * `$`, so it becomes `${dollar}`, a variable defined once as "$" (DOLLAR_VARIABLE).
+ */
+export function text(value: string): Argument {
+  return quoted(value.replaceAll('$', '${dollar}'));
+}
+
+/** The variable `text()` relies on; the http block must define it as "$" with `geo`. */
+export const DOLLAR_VARIABLE = '$dollar';
+
+// nginx's script compiler: `$` then a name of [A-Za-z0-9_], or the name in braces.
+const VARIABLE_REFERENCE = /\$(?:\{[A-Za-z0-9_]+\}|[A-Za-z0-9_]+)/y;
+
+/**
+ * An admin- or Portico-authored string whose `$variables` are meant (log_format,
+ * Portico's own header values). Each `$` must start a well-formed reference,
+ * else nginx would refuse the whole configuration.
+ */
+export function template(value: string): Argument {
+  for (let at = value.indexOf('$'); at !== -1; at = value.indexOf('$', at + 1)) {
+    VARIABLE_REFERENCE.lastIndex = at;
+    if (!VARIABLE_REFERENCE.test(value)) {
+      throw new Error(`malformed nginx variable reference at offset ${at} of ${describeValue(value)}`);
+    }
+  }
+  return quoted(value);
+}
+
+/**
+ * A user-authored replacement (rewrite-target) where only the regex captures
+ * `$1`..`$9` (or `${1}`..`${9}`) are meant; every other `$` is taken literally, so a user can
+ * neither read other variables nor name an unknown one and break the reload.
+ */
+export function captureTemplate(value: string): Argument {
+  return quoted(value.replace(/\$(?![1-9]|\{[1-9]\})/g, '${dollar}'));
+}
+
+/**
+ * A file path from Portico's runtime context. Refuses `$` (ssl_certificate and
+ * access_log would interpolate it) and glob characters (include would expand them).
+ */
+export function filePath(value: string): Argument {
+  if (value === '' || /[$*?[\x00-\x1f\x7f]/.test(value)) throw new Error(`unsupported file path for nginx: ${describeValue(value)}`);
+  return quoted(value);
+}
+
+/** Portico's fixed bare words: a closed set, written unquoted. */
+const KEYWORDS = [
+  'on', 'off', 'auto', 'all', 'default', 'always', 'break', 'upgrade', 'close',
+  '=', '~*',
+  'default_server', 'ssl', 'http2', 'max_fails=0',
+  'upstreaminfo', 'escape=json',
+  'text/html', 'shared:SSL:10m',
+  'http', '1.1',
+  'SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3',
+  'debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg',
+] as const;
+
+export type Keyword = (typeof KEYWORDS)[number];
+
+const KEYWORD_SET: ReadonlySet<string> = new Set(KEYWORDS);
+
+/** A bare word produced only after a validator accepted it; the validators below never accept nginx syntax. */
+function bare(token: string): Argument {
+  return issue(token, token);
+}
+
+function refuse(what: string, value: unknown): never {
+  throw new Error(`invalid ${what} for nginx: ${describeValue(value)}`);
+}
+
+/** Unquoted tokens, each from a closed set or a pattern with no nginx syntax in it. */
+export const raw = {
+  keyword(word: Keyword): Argument {
+    return KEYWORD_SET.has(word) ? bare(word) : refuse('keyword', word);
+  },
+
+  /** A non-negative integer (counts, status codes, ports). */
+  integer(value: number): Argument {
+    return Number.isSafeInteger(value) && value >= 0 ? bare(String(value)) : refuse('integer', value);
+  },
+
+  /** Whole seconds as an nginx time (`60s`). */
+  seconds(value: number): Argument {
+    return Number.isSafeInteger(value) && value >= 0 ? bare(`${value}s`) : refuse('number of seconds', value);
+  },
+
+  /** An nginx size: `0`, `8k`, `1m`, `2G`. */
+  size(value: string): Argument {
+    return /^[0-9]{1,15}[kmgKMG]?$/.test(value) ? bare(value) : refuse('size', value);
+  },
+
+  /** A single-unit nginx time: `240s`, `1h`, `500ms`. */
+  time(value: string): Argument {
+    return /^[0-9]{1,15}(?:ms|s|m|h|d|w|M|y)?$/.test(value) ? bare(value) : refuse('time', value);
+  },
+
+  /** A variable name of Portico's own (`$proxy_upstream_name`). */
+  variable(name: string): Argument {
+    return /^\$[a-z_][a-z0-9_]*$/.test(name) ? bare(name) : refuse('variable name', name);
+  },
+
+  /** An HTTP header name (RFC 9110 token characters minus the ones nginx treats specially). */
+  headerName(name: string): Argument {
+    return /^[A-Za-z0-9!%&*+.^_`|~-]{1,256}$/.test(name) ? bare(name) : refuse('header name', name);
+  },
+
+  /** An IPv4 or IPv6 address with an optional prefix length, for allow/deny. */
+  cidr(value: string): Argument {
+    const [address = '', prefix, extra] = value.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    return family !== 0 && prefixOk && extra === undefined ? bare(value) : refuse('CIDR', value);
+  },
+
+  /** The name of an upstream block (a Backend name). */
+  upstreamName(name: string): Argument {
+    return UPSTREAM_NAME.test(name) ? bare(name) : refuse('upstream name', name);
+  },
+
+  /** `<scheme>://<upstream>` for proxy_pass / grpc_pass: no URI part, so the request URI passes unchanged. */
+  upstreamUrl(scheme: 'http' | 'https' | 'grpc' | 'grpcs', upstream: string): Argument {
+    return UPSTREAM_NAME.test(upstream) ? bare(`${scheme}://${upstream}`) : refuse('upstream name', upstream);
+  },
+
+  /** `<address>:<port>` of an upstream server: an IP (IPv6 gets brackets) or a DNS name. */
+  endpoint(address: string, port: number): Argument {
+    const ip = ipForNginx(address);
+    if (ip === undefined && !DNS_NAME.test(address)) refuse('endpoint address', address);
+    return bare(`${ip ?? address}:${portNumber(port)}`);
+  },
+
+  /** A `listen` address: the port alone (all addresses), or `<ip>:<port>`. */
+  listen(address: string | undefined, port: number): Argument {
+    if (address === undefined) return bare(String(portNumber(port)));
+    return bare(`${ipForNginx(address) ?? refuse('listen address', address)}:${portNumber(port)}`);
+  },
+};
+
+const UPSTREAM_NAME = /^[a-zA-Z0-9._-]{1,253}$/;
+
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens. */
+export function isDnsName(value: string): boolean {
+  return DNS_NAME.test(value);
+}
+
+const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+function portNumber(port: number): number {
+  return Number.isInteger(port) && port >= 1 && port <= 65535 ? port : refuse('port', port);
+}
+
+/** An IP address as nginx writes it next to a port (IPv6 in brackets), or undefined when it is not an IP. */
+function ipForNginx(address: string): string | undefined {
+  const unbracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  switch (isIP(unbracketed)) {
+    case 4:
+      return unbracketed === address ? address : undefined;
+    case 6:
+      return `[${unbracketed}]`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The condition of an `if` block comparing one of Portico's variables with a
+ * keyword, written as nginx expects: `($variable = value)`.
+ */
+export function ifEquals(variable: string, value: Keyword): Argument[] {
+  const name = raw.variable(variable);
+  const expected = raw.keyword(value);
+  return [bare(`(${name.token}`), raw.keyword('='), bare(`${expected.token})`)];
+}

@@ -1,0 +1,203 @@
+// The `location` blocks of one server, in the model's order (regex locations
+// are first-match), and what each does: access rules, the HTTPS redirect,
+// then 404 / 503 / rewrite + proxy to the backend's upstream.
+import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import {
+  captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
+} from './arguments.js';
+import type { ConfigBuilder } from './configBuilder.js';
+import { escapeRegex } from './regex.js';
+import type { RenderScope } from './renderScope.js';
+import { hasUpstream } from './renderUpstreams.js';
+import { HttpVariable, setLogVariables } from './variables.js';
+
+export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
+  const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));
+  for (const location of withRootLocation(model, scope.configuration.defaultBackend, scope.configuration.settings)) {
+    for (const matcher of locationMatchers(location, exactPaths)) {
+      server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
+    }
+  }
+}
+
+/**
+ * The server's locations, plus `/` to the default backend when nothing
+ * matches every path: without it nginx would serve files from its own prefix.
+ */
+function withRootLocation(server: Server, defaultBackend: string | undefined, settings: GlobalSettings): Location[] {
+  const coversEveryPath = server.locations.some(
+    (location) => location.match !== 'exact' && (location.path === '/' || (location.match === 'prefix' && prefixPath(location.path) === '/')),
+  );
+  if (coversEveryPath) return server.locations;
+  return [...server.locations, { path: '/', match: 'prefix', backend: defaultBackend, ingress: undefined, annotations: defaultAnnotations(settings) }];
+}
+
+function defaultAnnotations(settings: GlobalSettings): LocationAnnotations {
+  return {
+    rewrite: { target: undefined, useRegex: false, sslRedirect: settings.sslRedirect, forceSslRedirect: settings.forceSslRedirect },
+    backendProtocol: 'HTTP',
+    proxy: {
+      bodySize: settings.proxyBodySize,
+      connectTimeout: settings.proxyConnectTimeout,
+      readTimeout: settings.proxyReadTimeout,
+      sendTimeout: settings.proxySendTimeout,
+    },
+    ipAccess: { allow: [], deny: [] },
+  };
+}
+
+/**
+ * The arguments of the location block(s) for one model location. A prefix
+ * `/p` becomes `= /p` and `/p/` so it matches `/p` and `/p/...` but not `/px`;
+ * the `=` twin is left out when the server has an exact `/p` of its own.
+ */
+function locationMatchers(location: Location, exactPaths: ReadonlySet<string>): Argument[][] {
+  switch (location.match) {
+    case 'exact':
+      return [[raw.keyword('='), literal(absolutePath(location.path))]];
+    case 'regex':
+      return [[raw.keyword('~*'), literal(`^${location.path}`)]];
+    case 'prefix': {
+      const path = prefixPath(location.path);
+      if (path === '/') return [[literal('/')]];
+      const exactTwin = exactPaths.has(path) ? [] : [[raw.keyword('='), literal(path)]];
+      return [...exactTwin, [literal(`${path}/`)]];
+    }
+    default:
+      throw new Error(`unknown path match: ${describeValue(location.match)}`);
+  }
+}
+
+// With the modifier-less form, nginx reads a leading `=`, `~`, `^~` or `@` as a
+// match type; a path starting with `/` (as the Ingress API requires) never is one.
+function absolutePath(path: string): string {
+  if (!path.startsWith('/')) throw new Error(`location path must start with "/": ${describeValue(path)}`);
+  return path;
+}
+
+/** A prefix path without trailing slashes (`/` stays `/`). */
+function prefixPath(path: string): string {
+  return absolutePath(path).replace(/\/+$/, '') || '/';
+}
+
+function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
+  const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
+  setLogVariables(body, {
+    $proxy_upstream_name: location.backend ?? '-',
+    $namespace: location.ingress?.namespace ?? '',
+    $ingress_name: location.ingress?.name ?? '',
+    $service_name: backend?.service.name ?? '',
+    $service_port: backend === undefined ? '' : String(backend.service.port),
+    $location_path: location.path,
+  });
+  renderIpAccess(body, location.annotations.ipAccess);
+  if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
+
+  if (location.backend === undefined) body.directive('return', raw.integer(404));
+  else if (backend === undefined || !hasUpstream(backend)) body.directive('return', raw.integer(503));
+  else renderProxy(body, location, backend, scope.configuration.settings);
+}
+
+/** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */
+function renderIpAccess(body: ConfigBuilder, ipAccess: LocationAnnotations['ipAccess']): void {
+  for (const cidr of ipAccess.deny) body.directive('deny', raw.cidr(cidr));
+  if (ipAccess.allow.length === 0) return;
+  for (const cidr of ipAccess.allow) body.directive('allow', raw.cidr(cidr));
+  body.directive('deny', raw.keyword('all'));
+}
+
+function redirectsToHttps(location: Location, server: Server, settings: GlobalSettings): boolean {
+  const { rewrite } = location.annotations;
+  const wanted = (server.tls && rewrite.sslRedirect) || rewrite.forceSslRedirect;
+  return wanted && !settings.noTlsRedirectLocations.some((prefix) => location.path.startsWith(prefix));
+}
+
+const REDIRECT_CODES: ReadonlySet<number> = new Set([301, 302, 307, 308]);
+
+function renderHttpsRedirect(body: ConfigBuilder, scope: RenderScope): void {
+  const code = scope.configuration.settings.httpRedirectCode;
+  if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
+  const httpsPort = scope.context.ports.https;
+  const port = httpsPort === 443 ? '' : `:${raw.integer(httpsPort).token}`;
+  body.block('if', ifEquals(HttpVariable.passAccessScheme, 'http'), (branch) => {
+    branch.directive('return', raw.integer(code), template(`https://${HttpVariable.redirectHost}${port}$request_uri`));
+  });
+}
+
+interface UpstreamProtocol {
+  /** The nginx module: its directives are `<module>_pass`, `<module>_set_header`... */
+  readonly module: 'proxy' | 'grpc';
+  readonly scheme: 'http' | 'https' | 'grpc' | 'grpcs';
+}
+
+function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
+  switch (protocol) {
+    case 'HTTP':
+      return { module: 'proxy', scheme: 'http' };
+    case 'HTTPS':
+      return { module: 'proxy', scheme: 'https' };
+    case 'GRPC':
+      return { module: 'grpc', scheme: 'grpc' };
+    case 'GRPCS':
+      return { module: 'grpc', scheme: 'grpcs' };
+    default:
+      throw new Error(`unknown backend protocol: ${describeValue(protocol)}`);
+  }
+}
+
+function renderProxy(body: ConfigBuilder, location: Location, backend: Backend, settings: GlobalSettings): void {
+  const { annotations } = location;
+  const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  if (annotations.rewrite.target !== undefined) {
+    body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
+  }
+  body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
+  body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
+  body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));
+  body.directive(`${module}_send_timeout`, raw.seconds(annotations.proxy.sendTimeout));
+  for (const [name, value] of upstreamRequestHeaders(module, settings)) {
+    body.directive(`${module}_set_header`, raw.headerName(name), value);
+  }
+  if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
+  // No URI part: nginx passes the request URI unchanged (or as rewritten).
+  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backend.name));
+}
+
+/**
+ * What `rewrite` matches: in regex mode the location's own regex (as
+ * ingress-nginx, case-insensitive like `~*`); otherwise the literal path,
+ * anchored, whole for exact and as a prefix for prefix locations.
+ */
+function rewriteRegex(location: Location): string {
+  switch (location.match) {
+    case 'regex':
+      return `(?i)^${location.path}`;
+    case 'exact':
+      return `^${escapeRegex(location.path)}$`;
+    case 'prefix':
+      return `^${escapeRegex(prefixPath(location.path))}`;
+    default:
+      throw new Error(`unknown path match: ${describeValue(location.match)}`);
+  }
+}
+
+function upstreamRequestHeaders(module: UpstreamProtocol['module'], settings: GlobalSettings): Array<[string, Argument]> {
+  const headers: Array<[string, Argument]> = [
+    ['Host', raw.variable(HttpVariable.bestHttpHost)],
+    ['X-Request-ID', raw.variable(HttpVariable.requestId)],
+    ['X-Real-IP', raw.variable('$remote_addr')],
+    [settings.forwardedForHeader, raw.variable(settings.computeFullForwardedFor ? '$proxy_add_x_forwarded_for' : '$remote_addr')],
+    ['X-Forwarded-Host', raw.variable(HttpVariable.bestHttpHost)],
+    ['X-Forwarded-Port', raw.variable(HttpVariable.passServerPort)],
+    ['X-Forwarded-Proto', raw.variable(HttpVariable.passAccessScheme)],
+    ['X-Scheme', raw.variable(HttpVariable.passAccessScheme)],
+    // httpoxy: a client's Proxy header must not reach CGI-like upstreams as HTTP_PROXY.
+    ['Proxy', text('')],
+  ];
+  // Hop-by-hop headers have no place in HTTP/2 (gRPC).
+  if (module === 'proxy') {
+    headers.push(['Connection', raw.variable(HttpVariable.connectionUpgrade)], ['Upgrade', raw.variable('$http_upgrade')]);
+  }
+  return headers;
+}

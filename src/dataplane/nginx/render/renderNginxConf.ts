@@ -1,0 +1,45 @@
+// The whole nginx.conf for a desired Configuration: a pure function whose
+// every byte is written by the typed builder (configBuilder.ts), so no string
+// from a Kubernetes object reaches the file except as one escaped argument.
+import type { Configuration } from '../../../model/types.js';
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import { filePath, literal, raw, type Argument } from './arguments.js';
+import { ConfigBuilder, serializeConfig, type ConfigNode } from './configBuilder.js';
+import type { RenderContext } from './renderContext.js';
+import { onOff, renderHttpSettings } from './renderHttp.js';
+import { createRenderScope } from './renderScope.js';
+import { renderServers } from './renderServer.js';
+import { renderUpstreams } from './renderUpstreams.js';
+
+/** ingress-nginx's max-worker-connections when the setting asks for a derived value (0). */
+const DEFAULT_WORKER_CONNECTIONS = 16384;
+
+export function renderNginxConf(configuration: Configuration, context: RenderContext): string {
+  return serializeConfig(buildNginxConf(configuration, context));
+}
+
+/** The directive tree renderNginxConf writes (for tests that compare it with what nginx would parse). */
+export function buildNginxConf(configuration: Configuration, context: RenderContext): readonly ConfigNode[] {
+  const scope = createRenderScope(configuration, context);
+  const { settings } = configuration;
+  const root = new ConfigBuilder();
+  // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
+  if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
+  root.directive('worker_processes', workerProcesses(settings));
+  root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
+  root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
+  root.block('events', [], (events) => {
+    events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
+    events.directive('multi_accept', onOff(true));
+  });
+  root.block('http', [], (http) => {
+    renderHttpSettings(http, configuration, context);
+    renderUpstreams(http, configuration.backends, settings);
+    renderServers(http, scope);
+  });
+  return root.nodes;
+}
+
+function workerProcesses(settings: GlobalSettings): Argument {
+  return settings.workerProcesses === 'auto' ? raw.keyword('auto') : raw.integer(settings.workerProcesses);
+}

@@ -1,0 +1,90 @@
+// `server` blocks: one per model Server (HTTP and HTTPS on every one, as
+// ingress-nginx), the internal default-server port, and the local status server.
+import type { Server } from '../../../model/types.js';
+import { describeValue, filePath, literal, raw, type Argument } from './arguments.js';
+import type { ConfigBuilder } from './configBuilder.js';
+import { renderLocations } from './renderLocation.js';
+import { certificateFilePath, STATUS_ADDRESS, type RenderContext } from './renderContext.js';
+import type { RenderScope } from './renderScope.js';
+import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
+import { HttpVariable, setLogVariableDefaults } from './variables.js';
+
+export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
+  const catchAlls = scope.configuration.servers.filter((server) => server.hostname === CATCH_ALL_HOSTNAME);
+  // nginx refuses two default servers on one port.
+  if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
+  for (const server of scope.configuration.servers) renderServer(http, server, scope);
+  renderDefaultPortServer(http, scope.context);
+  renderStatusServer(http, scope.context);
+}
+
+function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): void {
+  const { context, configuration } = scope;
+  const isDefault = server.hostname === CATCH_ALL_HOSTNAME;
+  const defaultServer = isDefault ? [raw.keyword('default_server')] : [];
+  const http2 = configuration.settings.useHttp2 ? [raw.keyword('http2')] : [];
+  const certificate = certificatePath(server, scope);
+
+  http.block('server', [], (block) => {
+    for (const address of listenAddresses(context)) {
+      block.directive('listen', raw.listen(address, context.ports.http), ...defaultServer);
+      block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...defaultServer);
+    }
+    block.directive('server_name', serverNameArgument(server.hostname));
+    block.directive('ssl_certificate', filePath(certificate));
+    block.directive('ssl_certificate_key', filePath(certificate));
+    if (server.tls && configuration.settings.hsts) {
+      block.directive('add_header', raw.headerName('Strict-Transport-Security'), raw.variable(HttpVariable.hstsHeader), raw.keyword('always'));
+    }
+    setLogVariableDefaults(block);
+    renderLocations(block, server, scope);
+  });
+}
+
+/** The server's own certificate file, else the default certificate's, else the fake one. */
+function certificatePath(server: Server, scope: RenderScope): string {
+  const { configuration, context } = scope;
+  const id = server.certificate ?? configuration.defaultCertificate;
+  if (id === undefined) return context.paths.fakeCertificate;
+  // A missing file would fail the reload as a whole; name the culprit instead.
+  if (!configuration.certificates.some((certificate) => certificate.id === id)) {
+    throw new Error(`server ${describeValue(server.hostname)} names unknown certificate ${describeValue(id)}`);
+  }
+  return certificateFilePath(context, id);
+}
+
+/** Each configured address, or one listen per port for all addresses. */
+function listenAddresses(context: RenderContext): Array<string | undefined> {
+  return context.listenAddresses.length > 0 ? [...context.listenAddresses] : [undefined];
+}
+
+/** ingress-nginx's internal catch-all (--default-server-port): 404 for anything. */
+function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext): void {
+  http.block('server', [], (block) => {
+    for (const address of listenAddresses(context)) {
+      block.directive('listen', raw.listen(address, context.ports.defaultServer), raw.keyword('default_server'));
+    }
+    setLogVariableDefaults(block);
+    block.block('location', [literal('/')], (location) => {
+      location.directive('return', raw.integer(404));
+    });
+  });
+}
+
+/** Health and connection metrics for the controller, on the loopback address only. */
+function renderStatusServer(http: ConfigBuilder, context: RenderContext): void {
+  const exactly = (path: string): Argument[] => [raw.keyword('='), literal(path)];
+  http.block('server', [], (block) => {
+    block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
+    block.directive('access_log', raw.keyword('off'));
+    block.block('location', exactly('/healthz'), (location) => {
+      location.directive('return', raw.integer(200));
+    });
+    block.block('location', exactly('/nginx_status'), (location) => {
+      location.directive('stub_status');
+    });
+    block.block('location', [literal('/')], (location) => {
+      location.directive('return', raw.integer(404));
+    });
+  });
+}

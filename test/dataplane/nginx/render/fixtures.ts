@@ -1,0 +1,75 @@
+// Builders of model objects for the renderer's tests, with ingress-nginx's defaults.
+import { DEFAULT_SETTINGS, type GlobalSettings } from '../../../../src/model/settings/globalSettings.js';
+import type {
+  Backend, Certificate, Configuration, Endpoint, IngressRef, Location, LocationAnnotations, PathMatch, Server,
+} from '../../../../src/model/types.js';
+import { createRenderContext, type RenderContext, type RenderContextOptions } from '../../../../src/dataplane/nginx/render/renderContext.js';
+
+/** Paths relative to nginx's prefix, so one rendering works in any `nginx -t -p <dir>`. */
+export function testContext(options: RenderContextOptions = {}): RenderContext {
+  return createRenderContext('', { listenAddresses: ['127.0.0.1'], ...options });
+}
+
+export interface AnnotationOverrides {
+  rewrite?: Partial<LocationAnnotations['rewrite']>;
+  backendProtocol?: LocationAnnotations['backendProtocol'];
+  proxy?: Partial<LocationAnnotations['proxy']>;
+  ipAccess?: Partial<LocationAnnotations['ipAccess']>;
+}
+
+export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
+  return {
+    rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false, ...overrides.rewrite },
+    backendProtocol: overrides.backendProtocol ?? 'HTTP',
+    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, ...overrides.proxy },
+    ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
+  };
+}
+
+export const ingressRef = (namespace: string, name: string): IngressRef => ({ namespace, name });
+
+export function location(
+  path: string,
+  match: PathMatch,
+  backend: string | undefined,
+  options: { ingress?: IngressRef | undefined; annotations?: AnnotationOverrides } = {},
+): Location {
+  return {
+    path,
+    match,
+    backend,
+    ingress: 'ingress' in options ? options.ingress : ingressRef('default', 'web'),
+    annotations: annotations(options.annotations),
+  };
+}
+
+export function server(hostname: string, locations: Location[], options: { tls?: boolean; certificate?: string } = {}): Server {
+  return { hostname, certificate: options.certificate, tls: options.tls ?? false, locations };
+}
+
+export function backend(name: string, endpoints: Endpoint[], service: Partial<Backend['service']> = {}): Backend {
+  return { name, service: { namespace: 'default', name: 'web', port: 80, ...service }, endpoints };
+}
+
+export function certificate(id: string, hosts: string[]): Certificate {
+  return {
+    id,
+    secret: `default/${id}`,
+    // The renderer only names the file; tests that run nginx write a real certificate there.
+    certificatePem: '',
+    keyPem: '',
+    hosts,
+    notAfter: '2030-01-01T00:00:00Z',
+  };
+}
+
+export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & { settings?: Partial<GlobalSettings> } = {}): Configuration {
+  return {
+    servers: parts.servers ?? [],
+    backends: parts.backends ?? [],
+    certificates: parts.certificates ?? [],
+    defaultCertificate: parts.defaultCertificate,
+    defaultBackend: parts.defaultBackend,
+    settings: { ...DEFAULT_SETTINGS, ...parts.settings },
+  };
+}

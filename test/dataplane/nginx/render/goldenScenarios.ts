@@ -1,0 +1,139 @@
+// Representative configurations whose renderings are kept under golden/.
+import type { Configuration } from '../../../../src/model/types.js';
+import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import { backend, certificate, configuration, ingressRef, location, server, testContext } from './fixtures.js';
+
+export interface GoldenScenario {
+  /** File name under golden/, without `.conf`. */
+  readonly name: string;
+  readonly configuration: Configuration;
+  readonly context: RenderContext;
+}
+
+const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }]);
+const api = backend('default-api-http', [{ address: 'fd00::12', port: 9000 }], { name: 'api', port: 'http' });
+
+/** Prefix and exact paths: `/api` as both (no second `= /api`), `/` and a nested prefix. */
+const plainPrefixAndExact: GoldenScenario = {
+  name: 'plain-prefix-exact',
+  context: testContext(),
+  configuration: configuration({
+    servers: [
+      server('_', []),
+      server('app.example.com', [
+        location('/static/images', 'prefix', web.name),
+        location('/healthz', 'exact', api.name, { ingress: ingressRef('default', 'api') }),
+        location('/api', 'exact', api.name, { ingress: ingressRef('default', 'api') }),
+        location('/api', 'prefix', api.name, { ingress: ingressRef('default', 'api') }),
+        location('/', 'prefix', web.name),
+      ]),
+    ],
+    backends: [api, web],
+  }),
+};
+
+const captureRewrite = { rewrite: { target: '/$2', useRegex: true } };
+
+/** Regex mode with a capture rewrite; a prefix rewrite; trusted forwarded headers; JSON access log. */
+const regexWithRewrite: GoldenScenario = {
+  name: 'regex-rewrite',
+  context: testContext(),
+  configuration: configuration({
+    servers: [
+      server('_', []),
+      server('prefix-rewrite.example.com', [
+        location('/old', 'prefix', web.name, { annotations: { rewrite: { target: '/new' } } }),
+      ]),
+      server('rewrite.example.com', [
+        location('/something(/|$)(.*)', 'regex', web.name, { annotations: captureRewrite }),
+        location('/items/[0-9]+', 'regex', api.name, { ingress: ingressRef('shop', 'items') }),
+        location('/', 'regex', web.name),
+      ]),
+    ],
+    backends: [api, web],
+    settings: {
+      useForwardedHeaders: true,
+      computeFullForwardedFor: true,
+      forwardedForHeader: 'X-Original-Forwarded-For',
+      generateRequestId: false,
+      logFormatEscapeJson: true,
+      logFormatUpstream: '{"time": "$time_iso8601", "upstream": "$proxy_upstream_name", "ingress": "$namespace/$ingress_name", "path": "$location_path"}',
+    },
+  }),
+};
+
+const grpc = backend('grpc-greeter-50051', [{ address: '10.0.1.5', port: 50051 }], { namespace: 'grpc', name: 'greeter', port: 50051 });
+const defaultBackend = backend('ingress-nginx-default-backend-80', [{ address: '10.0.9.9', port: 8080 }], {
+  namespace: 'ingress-nginx', name: 'default-backend',
+});
+
+/**
+ * TLS: a wildcard host with its own certificate, a host on the default
+ * certificate, forced redirects, an ACME path left on HTTP, gRPC and HTTPS
+ * upstreams, HSTS with preload, and non-standard ports.
+ */
+const tlsWildcardDefaultBackend: GoldenScenario = {
+  name: 'tls-wildcard-default-backend',
+  context: testContext({ ports: { http: 8080, https: 8443 } }),
+  configuration: configuration({
+    servers: [
+      server('_', [location('/', 'prefix', defaultBackend.name, { ingress: undefined })]),
+      server('*.example.com', [location('/', 'prefix', web.name)], { tls: true, certificate: 'example-com-wildcard-1' }),
+      server('plain.example.com', [
+        location('/', 'prefix', web.name, { annotations: { rewrite: { sslRedirect: false, forceSslRedirect: true } } }),
+      ]),
+      server('secure.example.com', [
+        location('/.well-known/acme-challenge/token-1', 'exact', web.name),
+        location('/helloworld.Greeter', 'prefix', grpc.name, { annotations: { backendProtocol: 'GRPC' } }),
+        location('/admin', 'prefix', api.name, { annotations: { backendProtocol: 'HTTPS' } }),
+      ], { tls: true }),
+    ],
+    backends: [api, web, grpc, defaultBackend],
+    certificates: [certificate('default-tls-2', ['*.example.com', 'secure.example.com']), certificate('example-com-wildcard-1', ['*.example.com'])],
+    defaultCertificate: 'default-tls-2',
+    defaultBackend: defaultBackend.name,
+    settings: { hstsPreload: true, httpRedirectCode: 301 },
+  }),
+};
+
+/** Client address filters; no upstream keep-alive; access log off. */
+const ipAccess: GoldenScenario = {
+  name: 'ip-access',
+  context: testContext(),
+  configuration: configuration({
+    servers: [
+      server('_', []),
+      server('internal.example.com', [
+        location('/', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8', '192.168.1.10', 'fd00::/8'], deny: ['10.6.6.0/24'] } } }),
+        location('/public', 'prefix', web.name, { annotations: { ipAccess: { deny: ['203.0.113.0/24', '2001:db8::1'] } } }),
+      ]),
+    ],
+    backends: [web],
+    settings: { upstreamKeepaliveConnections: 0, disableAccessLog: true, proxyBodySize: '8m' },
+  }),
+};
+
+/** 404 without a backend, 503 for a backend without endpoints or an unknown one. */
+const emptyBackends: GoldenScenario = {
+  name: 'empty-backends',
+  context: testContext(),
+  configuration: configuration({
+    servers: [
+      server('_', []),
+      server('empty.example.com', [
+        location('/drained', 'prefix', 'default-drained-80'),
+        location('/missing', 'exact', 'default-missing-80'),
+        location('/nothing', 'prefix', undefined),
+      ]),
+    ],
+    backends: [backend('default-drained-80', [], { name: 'drained' })],
+  }),
+};
+
+export const GOLDEN_SCENARIOS: readonly GoldenScenario[] = [
+  plainPrefixAndExact,
+  regexWithRewrite,
+  tlsWildcardDefaultBackend,
+  ipAccess,
+  emptyBackends,
+];

@@ -1,0 +1,265 @@
+// Hostile values in every field that comes from a Kubernetes object: the
+// rendering must keep exactly the structure of a benign one, each hostile
+// string one whole argument of the directive meant for it, and nginx -t must
+// accept it. Fields with a strict validator must refuse instead.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
+import type { BackendProtocol, Configuration } from '../../../../src/model/types.js';
+import { annotations, backend, certificate, configuration, ingressRef, location, server, testContext } from './fixtures.js';
+import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
+import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
+import { allDirectives, argsOf, expectedWords, locationOf, named, servers, skeleton } from './parsedTree.js';
+
+const HOSTILE_STRINGS = [
+  '"; } ssl_engine /tmp/evil.so; server { #',
+  "'; include /etc/passwd; '",
+  'a;b{c}d#e',
+  '$host ${x} $1 $ ${',
+  'line\nssl_engine x;\r\nload_module y;\n',
+  'back\\slash \\" \\n \\\\',
+  '}}}}{{{{;;;;',
+  'content_by_lua_block { os.execute("id") }',
+  '# comment',
+  'ssl_engine',
+  'include /etc/passwd',
+  '~* ^/.*',
+  '=',
+  '@named',
+  '\t \u00a0ünïcødé',
+];
+
+const LONG = 'x'.repeat(10_000);
+
+/** A regex path that is hostile to the config syntax yet a valid PCRE (the model validates regexes). */
+const HOSTILE_REGEX_PATH = '/r"; } ssl_engine /tmp/evil.so; location ~ ^/y { #\' ${x} $host \\\\ \n\r content_by_lua_block {';
+const HOSTILE_LOG_FORMAT = '$remote_addr "; } ssl_engine /tmp/evil.so; # \n\r \\ \' ${request_uri} [$namespace/$ingress_name]';
+
+const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
+const TLS_CERTIFICATE = 'tls-1';
+
+/** How nginx must read back a user string that went through text(): every `$` as `${dollar}`. */
+const asText = (value: string): string => value.replaceAll('$', '${dollar}');
+/** ... and through captureTemplate(): `$1`..`$9` kept. */
+const asCaptureTemplate = (value: string): string => value.replace(/\$(?![1-9])/g, '${dollar}');
+
+const serviceBackendName = (value: string): string => `${value}#svc`;
+
+/** One configuration shape, filled with `values` (benign or hostile) in every user-controlled string field. */
+function scenario(values: readonly string[], regexPath: string, logFormat: string): Configuration {
+  return configuration({
+    servers: [
+      server('_', []),
+      ...values.flatMap((value) => [
+        server(value, [
+          location(`/${value}`, 'exact', value, { ingress: ingressRef(value, value) }),
+          location(`/prefix/${value}`, 'prefix', serviceBackendName(value), { ingress: ingressRef(value, value) }),
+          location(`/rewrite/${value}`, 'prefix', web.name, { annotations: { rewrite: { target: `/$1${value}` } } }),
+        ], { tls: true, certificate: TLS_CERTIFICATE }),
+        server(`*.${value}`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
+      ]),
+      server('regex.example.com', [
+        location(regexPath, 'regex', web.name, { annotations: { rewrite: { target: `/$1${regexPath}`, useRegex: true } } }),
+      ]),
+    ],
+    backends: [web, ...values.map((value) => backend(serviceBackendName(value), [], { namespace: value, name: value, port: value }))],
+    certificates: [certificate(TLS_CERTIFICATE, [])],
+    settings: { logFormatUpstream: logFormat },
+  });
+}
+
+const hostile = scenario(HOSTILE_STRINGS, HOSTILE_REGEX_PATH, HOSTILE_LOG_FORMAT);
+const benign = scenario(HOSTILE_STRINGS.map((_, index) => `benign${index}`), '/regex', '$remote_addr');
+const context = testContext();
+
+describe('hostile values in user-controlled fields', () => {
+  const rendered = renderNginxConf(hostile, context);
+  const tree = parseNginxConf(rendered);
+
+  test('the directive tree has exactly the structure of a benign rendering', () => {
+    assert.deepEqual(skeleton(tree), skeleton(parseNginxConf(renderNginxConf(benign, context))));
+  });
+
+  test('nginx reads back exactly the arguments the builder was given', () => {
+    assert.deepEqual(tree, expectedWords(buildNginxConf(hostile, context)));
+  });
+
+  test('no hostile directive exists, and hostile text only sits in the directives meant for user data', () => {
+    const names = allDirectives(tree).map((directive) => directive.name);
+    for (const injected of ['ssl_engine', 'load_module', 'content_by_lua_block', 'daemon']) assert.ok(!names.includes(injected), injected);
+    assert.equal(names.filter((name) => name === 'include').length, 1, 'only mime.types');
+    const carriers = new Set(allDirectives(tree)
+      .filter((directive) => directive.args.some((arg) => arg.includes('ssl_engine') || arg.includes('/etc/passwd')))
+      .map((directive) => directive.name));
+    assert.deepEqual([...carriers].sort(), ['location', 'log_format', 'rewrite', 'server_name', 'set']);
+  });
+
+  test('each hostile host, path, name and target is one whole argument where it belongs', () => {
+    for (const value of HOSTILE_STRINGS) {
+      const host = serverMatching(tree, value);
+      assert.deepEqual(argsOf(host, 'location'), [
+        ['=', `/${value}`],
+        ['=', `/prefix/${value}`], [`/prefix/${value}/`],
+        ['=', `/rewrite/${value}`], [`/rewrite/${value}/`],
+        ['/'],
+      ], JSON.stringify(value));
+
+      const exact = locationOf(host, '=', `/${value}`);
+      assert.deepEqual(variables(exact), {
+        $proxy_upstream_name: asText(value),
+        $namespace: asText(value),
+        $ingress_name: asText(value),
+        $service_name: '',
+        $service_port: '',
+        $location_path: asText(`/${value}`),
+      });
+      assert.deepEqual(argsOf(exact, 'return'), [['503']]);
+
+      const prefix = locationOf(host, `/prefix/${value}/`);
+      assert.deepEqual(variables(prefix), {
+        $proxy_upstream_name: asText(serviceBackendName(value)),
+        $namespace: asText(value),
+        $ingress_name: asText(value),
+        $service_name: asText(value),
+        $service_port: asText(value),
+        $location_path: asText(`/prefix/${value}`),
+      });
+
+      const [rewrite] = argsOf(locationOf(host, `/rewrite/${value}/`), 'rewrite');
+      assert.equal(rewrite?.length, 3);
+      assert.equal(new RegExp(rewrite?.[0] ?? '').exec(`/rewrite/${value}/tail`)?.[0], `/rewrite/${value}`, 'matches the literal prefix');
+      assert.equal(rewrite?.[1], asCaptureTemplate(`/$1${value}`));
+
+      const wildcard = serverMatching(tree, `label.${value}`);
+      assert.ok(!new RegExp((argsOf(wildcard, 'server_name')[0]?.[0] ?? '').slice(1)).test(`a.b.${value}`), 'one label only');
+      assert.deepEqual(variables(locationOf(wildcard, '/')).$namespace, asText(value));
+    }
+  });
+
+  test('the hostile regex path and log format are single arguments', () => {
+    const regexServer = serverMatching(tree, 'regex.example.com');
+    const regexLocation = locationOf(regexServer, '~*', `^${HOSTILE_REGEX_PATH}`);
+    assert.deepEqual(argsOf(regexLocation, 'rewrite'), [[`(?i)^${HOSTILE_REGEX_PATH}`, asCaptureTemplate(`/$1${HOSTILE_REGEX_PATH}`), 'break']]);
+    const http = named(tree, 'http')[0];
+    assert.deepEqual(argsOf(http ?? { name: '', args: [] }, 'log_format'), [['upstreaminfo', HOSTILE_LOG_FORMAT]]);
+  });
+
+  test('passes nginx -t', { skip: missingNginx }, async () => {
+    await nginxSyntaxCheck(rendered, hostile, context);
+  });
+});
+
+/** The one server whose server_name (exact or regex) matches `host`. */
+function serverMatching(tree: readonly ParsedDirective[], host: string): ParsedDirective {
+  const matching = servers(tree).filter((block) => argsOf(block, 'server_name').some(([name = '']) =>
+    name.startsWith('~') ? new RegExp(name.slice(1), 'i').test(host) : name === host));
+  assert.equal(matching.length, 1, `servers matching ${JSON.stringify(host)}`);
+  const [found] = matching;
+  assert.ok(found);
+  return found;
+}
+
+function variables(block: ParsedDirective): Record<string, string> {
+  return Object.fromEntries(argsOf(block, 'set').map(([name = '', value = '']) => [name, value]));
+}
+
+/**
+ * A name validator may accept a value made only of letters, digits and `._-`
+ * (e.g. "ssl_engine" as a file or upstream name is harmless: one argument);
+ * anything else must be refused with the validator's error.
+ */
+function refusedOrWhole(renderIt: () => string, error: RegExp, check: (tree: ParsedDirective[]) => void): void {
+  const value = (() => {
+    try {
+      return renderIt();
+    } catch (thrown) {
+      assert.match((thrown as Error).message, error);
+      return undefined;
+    }
+  })();
+  if (value !== undefined) check(parseNginxConf(value));
+}
+
+describe('hostile values in validated fields are refused with a clear error', () => {
+  const render = (config: Configuration): string => renderNginxConf(config, context);
+  const withLocation = (overrides: Parameters<typeof annotations>[0]): Configuration =>
+    configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { annotations: overrides })])], backends: [web] });
+
+  for (const value of [...HOSTILE_STRINGS, LONG, '', '../../etc/passwd', '.hidden']) {
+    const label = JSON.stringify(value.slice(0, 30));
+
+    test(`certificate id ${label}`, () => {
+      const config = configuration({
+        servers: [server('a.example.com', [], { tls: true, certificate: value })],
+        certificates: [certificate(value, [])],
+      });
+      refusedOrWhole(() => render(config), /invalid certificate id/, (tree) => {
+        assert.deepEqual(argsOf(serverMatching(tree, 'a.example.com'), 'ssl_certificate'), [[`certificates/${value}.pem`]]);
+      });
+      const asDefault = { ...config, servers: [server('_', [])], defaultCertificate: value };
+      refusedOrWhole(() => render(asDefault), /invalid certificate id/, (tree) => {
+        assert.deepEqual(argsOf(serverMatching(tree, '_'), 'ssl_certificate'), [[`certificates/${value}.pem`]]);
+      });
+    });
+
+    test(`upstream name ${label}`, () => {
+      const config = configuration({ backends: [backend(value, [{ address: '10.0.0.1', port: 80 }])] });
+      refusedOrWhole(() => render(config), /invalid upstream name/, (tree) => {
+        assert.deepEqual(named(named(tree, 'http')[0]?.children, 'upstream')[0]?.args, [value]);
+      });
+    });
+
+    test(`CIDR, body size, endpoint address, backend protocol ${label}`, () => {
+      assert.throws(() => render(withLocation({ ipAccess: { allow: [value] } })), /invalid CIDR/);
+      assert.throws(() => render(withLocation({ ipAccess: { deny: [value] } })), /invalid CIDR/);
+      assert.throws(() => render(withLocation({ proxy: { bodySize: value } })), /invalid size/);
+      assert.throws(() => render(withLocation({ backendProtocol: value as BackendProtocol })), /unknown backend protocol/);
+      assert.throws(() => render(configuration({ backends: [backend('b', [{ address: value, port: 80 }])] })), /invalid endpoint address/);
+    });
+
+    if (!value.startsWith('/')) {
+      test(`exact and prefix paths must start with "/" ${label}`, () => {
+        for (const match of ['exact', 'prefix'] as const) {
+          assert.throws(() => render(configuration({ servers: [server('a.example.com', [location(value, match, web.name)])] })), /must start with "\/"/);
+        }
+      });
+    }
+  }
+
+  test('numbers: timeouts and ports', () => {
+    for (const value of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => render(withLocation({ proxy: { readTimeout: value } })), /invalid number of seconds/);
+      assert.throws(() => render(configuration({ backends: [backend('b', [{ address: '10.0.0.1', port: value }])] })), /invalid port/);
+    }
+  });
+
+  test('strings nginx cannot hold: longer than its parser buffer, or with NUL', () => {
+    for (const bad of [LONG, 'a\0b']) {
+      const error = bad === LONG ? /too long/ : /NUL/;
+      const fields: Array<[string, Configuration]> = [
+        ['hostname', configuration({ servers: [server(bad, [])] })],
+        ['wildcard hostname', configuration({ servers: [server(`*.${bad}`, [])] })],
+        ['path', configuration({ servers: [server('a.example.com', [location(`/${bad}`, 'exact', web.name)])] })],
+        ['regex path', configuration({ servers: [server('a.example.com', [location(bad, 'regex', web.name)])] })],
+        ['namespace', configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef(bad, 'x') })])] })],
+        ['ingress name', configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef('x', bad) })])] })],
+        ['backend reference', configuration({ servers: [server('a.example.com', [location('/', 'prefix', bad)])] })],
+        ['service name', configuration({
+          servers: [server('a.example.com', [location('/', 'prefix', 'b')])],
+          backends: [backend('b', [], { name: bad })],
+        })],
+        ['rewrite target', withLocation({ rewrite: { target: `/${bad}` } })],
+        ['log format', configuration({ settings: { logFormatUpstream: bad } })],
+      ];
+      for (const [field, config] of fields) assert.throws(() => render(config), error, field);
+    }
+  });
+});
+
+test('a hostile admin setting that renders stays one argument (ssl-ciphers)', () => {
+  const ciphers = '"; } ssl_engine /tmp/evil.so; #\nHIGH';
+  const tree = parseNginxConf(renderNginxConf(configuration({ settings: { sslCiphers: ciphers } }), context));
+  const http = named(tree, 'http')[0] ?? { name: '', args: [] };
+  assert.deepEqual(argsOf(http, 'ssl_ciphers'), [[ciphers]]);
+  assert.ok(!allDirectives(tree).some((directive) => directive.name === 'ssl_engine'));
+});
