@@ -1,6 +1,6 @@
 // The command-line flags Portico accepts: every flag of ingress-nginx's
 // pkg/flags/flags.go with the same name, type and default (so existing
-// Deployments start unchanged), klog's `-v`, and Portico's own `--manifests`.
+// Deployments start unchanged), klog's `-v`, and Portico's own `--manifests` and `--nginx-prefix`.
 // `implemented` says whether Portico acts on a flag yet; the others are
 // accepted, and passing one is reported as ignored.
 
@@ -57,7 +57,7 @@ export const FLAG_DEFINITIONS = [
     description: 'Kubernetes API server URL (protocol://address:port); in-cluster discovery when empty.' },
   { name: 'kubeconfig', kind: 'string', default: '', implemented: true,
     description: 'Path to a kubeconfig file with the API server address and credentials.' },
-  { name: 'certificate-authority', kind: 'string', default: '', implemented: false,
+  { name: 'certificate-authority', kind: 'string', default: '', implemented: true,
     description: 'CA certificate file to trust the API server named by --apiserver-host.' },
   { name: 'watch-namespace', kind: 'string', default: '', implemented: true,
     description: 'Only watch objects in this namespace; all namespaces when empty.' },
@@ -77,19 +77,19 @@ export const FLAG_DEFINITIONS = [
     description: 'Also handle Ingresses whose IngressClass name equals --ingress-class.' },
   { name: 'watch-ingress-without-class', kind: 'bool', default: false, implemented: true,
     description: 'Also handle Ingresses that name no class at all.' },
-  { name: 'annotations-prefix', kind: 'string', default: 'nginx.ingress.kubernetes.io', implemented: false,
+  { name: 'annotations-prefix', kind: 'string', default: 'nginx.ingress.kubernetes.io', implemented: true,
     description: 'Prefix of the Ingress annotations this controller reads.' },
 
   // Configuration sources
-  { name: 'configmap', kind: 'string', default: '', implemented: false,
+  { name: 'configmap', kind: 'string', default: '', implemented: true,
     description: 'Global configuration ConfigMap, as namespace/name.' },
   { name: 'tcp-services-configmap', kind: 'string', default: '', implemented: false,
     description: 'ConfigMap mapping external TCP ports to namespace/service:port.' },
   { name: 'udp-services-configmap', kind: 'string', default: '', implemented: false,
     description: 'ConfigMap mapping external UDP ports to namespace/service:port.' },
-  { name: 'default-backend-service', kind: 'string', default: '', implemented: false,
+  { name: 'default-backend-service', kind: 'string', default: '', implemented: true,
     description: 'Service (namespace/name) that receives requests no Ingress matches; its first port is used.' },
-  { name: 'default-ssl-certificate', kind: 'string', default: '', implemented: false,
+  { name: 'default-ssl-certificate', kind: 'string', default: '', implemented: true,
     description: 'TLS Secret (namespace/name) for the catch-all HTTPS server instead of a self-signed one.' },
   { name: 'disable-catch-all', kind: 'bool', default: false, implemented: true,
     description: 'Ignore Ingresses that only set spec.defaultBackend.' },
@@ -101,17 +101,17 @@ export const FLAG_DEFINITIONS = [
     description: 'Prefer endpoints in the same zone when the Service asks for topology-aware routing.' },
 
   // Ports and listen addresses
-  { name: 'http-port', kind: 'int', default: 80, implemented: false,
+  { name: 'http-port', kind: 'int', default: 80, implemented: true,
     description: 'Port for HTTP traffic.' },
-  { name: 'https-port', kind: 'int', default: 443, implemented: false,
+  { name: 'https-port', kind: 'int', default: 443, implemented: true,
     description: 'Port for HTTPS traffic.' },
-  { name: 'default-server-port', kind: 'int', default: 8181, implemented: false,
+  { name: 'default-server-port', kind: 'int', default: 8181, implemented: true,
     description: 'Internal port of the catch-all server.' },
-  { name: 'healthz-port', kind: 'int', default: 10254, implemented: false,
+  { name: 'healthz-port', kind: 'int', default: 10254, implemented: true,
     description: 'Port of the health check and metrics endpoint.' },
-  { name: 'healthz-host', kind: 'string', default: '', implemented: false,
+  { name: 'healthz-host', kind: 'string', default: '', implemented: true,
     description: 'Address the health check endpoint binds to; all addresses when empty.' },
-  { name: 'status-port', kind: 'int', default: 10246, implemented: false,
+  { name: 'status-port', kind: 'int', default: 10246, implemented: true,
     description: 'Local port of the nginx status and dynamic configuration endpoint.' },
   { name: 'stream-port', kind: 'int', default: 10247, implemented: false,
     description: 'Local port where TCP/UDP backends are sent to nginx.' },
@@ -129,13 +129,13 @@ export const FLAG_DEFINITIONS = [
   // Features
   { name: 'enable-ssl-passthrough', kind: 'bool', default: false, implemented: false,
     description: 'Route TLS connections by SNI without terminating them.' },
-  { name: 'health-check-path', kind: 'string', default: '/healthz', implemented: false,
+  { name: 'health-check-path', kind: 'string', default: '/healthz', implemented: true,
     description: 'URL path of the health check endpoint.' },
-  { name: 'health-check-timeout', kind: 'int', default: 10, implemented: false,
+  { name: 'health-check-timeout', kind: 'int', default: 10, implemented: true,
     description: 'Seconds a health check probe of nginx may take.' },
   { name: 'dynamic-configuration-retries', kind: 'int', default: 15, implemented: false,
     description: 'Attempts to push a dynamic configuration to nginx before the sync fails.' },
-  { name: 'sync-rate-limit', kind: 'float', default: 0.3, implemented: false,
+  { name: 'sync-rate-limit', kind: 'float', default: 0.3, implemented: true,
     description: 'Maximum full configuration syncs per second.' },
   { name: 'deep-inspect', kind: 'bool', default: true, implemented: false,
     description: 'Reject Ingress fields that contain dangerous nginx directives or paths.' },
@@ -221,6 +221,8 @@ export const FLAG_DEFINITIONS = [
     description: 'Log verbosity, as klog: 2 and above logs configuration changes, 5 and above traces.' },
   { name: 'manifests', kind: 'string', default: '', implemented: true,
     description: 'Portico only: serve the YAML manifests in this folder instead of watching a cluster.' },
+  { name: 'nginx-prefix', kind: 'string', default: '', implemented: true,
+    description: 'Portico only: the directory nginx runs in (default: <tmpdir>/portico-<http-port>).' },
 ] as const satisfies readonly FlagDefinition[];
 
 export type FlagName = (typeof FLAG_DEFINITIONS)[number]['name'];

@@ -1,12 +1,20 @@
 // The `portico` process: parse ingress-nginx's flags, fill the store from a
-// cluster (or from --manifests), and run until SIGTERM/SIGINT.
+// cluster (or from --manifests), and keep nginx serving what the store says
+// until SIGTERM/SIGINT.
 import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EventRecorder } from '../controller/eventRecorder.js';
+import { SyncLoop } from '../controller/syncLoop.js';
+import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
+import { startHealthServer } from '../health/healthServer.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
+import { KINDS } from '../kube/objects.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { KubernetesSource } from '../sources/kubernetes/kubernetesSource.js';
 import { ManifestSource } from '../sources/manifests/manifestSource.js';
-import { KINDS } from '../kube/objects.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
 import type { Flags } from './flags.js';
@@ -18,15 +26,24 @@ interface Source {
   stop(): Promise<void>;
 }
 
-async function openSource(flags: Flags, store: Store, logger: Logger): Promise<{ source: Source; close(): Promise<void> }> {
+interface OpenedSource {
+  source: Source;
+  events: EventRecorder;
+  close(): Promise<void>;
+}
+
+async function openSource(flags: Flags, store: Store, logger: Logger): Promise<OpenedSource> {
   if (flags.manifests) {
     const sinks = Object.fromEntries(KINDS.map((kind) => [kind, store.sink(kind)]));
     const source = new ManifestSource({ dir: flags.manifests, sinks, logger: logger.child({ source: 'manifests' }) });
-    return { source, close: async () => {} };
+    return { source, events: new EventRecorder(logger), close: async () => {} };
   }
-  const client = await KubeHttpClient.fromKubeConfig(
-    loadKubeConfig({ kubeconfig: flags.kubeconfig, apiserverHost: flags.apiserverHost }),
-  );
+  const kubeConfig = loadKubeConfig({
+    kubeconfig: flags.kubeconfig,
+    apiserverHost: flags.apiserverHost,
+    certificateAuthority: flags.certificateAuthority,
+  });
+  const client = await KubeHttpClient.fromKubeConfig(kubeConfig);
   logger.info({ server: client.server }, 'connecting to the API server');
   const source = new KubernetesSource({
     client,
@@ -35,19 +52,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<{
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
-  return { source, close: () => client.close() };
-}
-
-function storeCounts(store: Store): Record<string, number> {
-  return Object.fromEntries(KINDS.map((kind) => [kind, store.all(kind).length]));
-}
-
-/** Reports coalesced store changes; the sync loop that turns them into nginx configuration replaces this. */
-async function reportChanges(store: Store, logger: Logger, stopped: AbortSignal): Promise<void> {
-  while (!stopped.aborted) {
-    const keys = await store.changes.next();
-    logger.info({ changed: keys.size, keys: [...keys].slice(0, 20), served: store.ingresses().length }, 'store changed');
-  }
+  return { source, events: new EventRecorder(logger, kubeConfig), close: () => client.close() };
 }
 
 async function run(argv: readonly string[]): Promise<number> {
@@ -70,21 +75,58 @@ async function run(argv: readonly string[]): Promise<number> {
   logger.info({ version: PORTICO_VERSION, source: flags.manifests ? 'manifests' : 'kubernetes' }, 'starting portico');
   for (const warning of parsed.warnings) logger.warn(warning);
 
-  const store = new Store(storeSettingsFromFlags(flags));
-  const { source, close } = await openSource(flags, store, logger);
   const stopped = new AbortController();
   const signal = Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]).then(() => stopped.abort());
-  await Promise.race([source.start(), signal]);
-  if (!stopped.signal.aborted) {
-    logger.info({ objects: storeCounts(store), served: store.ingresses().length }, 'store loaded');
-    void reportChanges(store, logger, stopped.signal);
+
+  const store = new Store(storeSettingsFromFlags(flags));
+  const { source, events, close } = await openSource(flags, store, logger);
+  const dataPlane = new NginxDataPlane({
+    prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
+    logger,
+    ports: { http: flags.httpPort, https: flags.httpsPort, defaultServer: flags.defaultServerPort, status: flags.statusPort },
+  });
+  const syncLoop = new SyncLoop({
+    store,
+    dataPlane,
+    events,
+    logger,
+    annotationsPrefix: flags.annotationsPrefix,
+    configMap: flags.configmap || undefined,
+    defaultBackendService: flags.defaultBackendService || undefined,
+    defaultSslCertificate: flags.defaultSslCertificate || undefined,
+    syncRateLimit: flags.syncRateLimit,
+  });
+  let synced = false;
+  const health: Server = await startHealthServer({
+    host: flags.healthzHost,
+    port: flags.healthzPort,
+    path: flags.healthCheckPath,
+    logger,
+    check: async () => synced && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
+  });
+
+  let exitCode = 0;
+  try {
+    await Promise.race([source.start(), signal]);
+    if (!stopped.signal.aborted) {
+      const report = await syncLoop.sync();
+      if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
+      synced = true;
+      logger.info({ served: store.ingresses().length }, 'serving');
+      void syncLoop.run(stopped.signal);
+      await signal;
+    }
+  } catch (error) {
+    logger.error({ err: error instanceof Error ? error.message : String(error) }, 'portico failed');
+    exitCode = 1;
   }
-  await signal;
   logger.info('shutting down');
+  health.close();
+  await dataPlane.stop();
   await source.stop();
   store.changes.close();
   await close();
-  return 0;
+  return exitCode;
 }
 
 run(process.argv.slice(2)).then(

@@ -9,15 +9,10 @@ import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalS
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
+import type { ApplyResult, DataPlane } from '../dataplane/dataPlane.js';
 import type { IngressEventRecorder } from './eventRecorder.js';
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
-
-export type ApplyOutcome = { outcome: 'unchanged' } | { outcome: 'reloaded' } | { outcome: 'rejected'; error: string };
-
-export interface DataPlane {
-  apply(configuration: Configuration): Promise<ApplyOutcome>;
-}
 
 export interface SyncLoopOptions {
   store: Store;
@@ -36,7 +31,7 @@ export interface SyncLoopOptions {
 export interface SyncReport {
   /** The configuration handed to the data plane (undefined when nothing changed). */
   applied: Configuration | undefined;
-  outcome: ApplyOutcome['outcome'] | 'skipped';
+  outcome: ApplyResult['outcome'] | 'skipped';
 }
 
 export class SyncLoop {
@@ -101,7 +96,9 @@ export class SyncLoop {
 
     const text = JSON.stringify(result.configuration);
     if (text === this.running) return { applied: undefined, outcome: 'skipped' };
-    const outcome = await this.options.dataPlane.apply(result.configuration);
+    const outcome = await this.options.dataPlane.apply(result.configuration).catch(
+      (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
+    );
     if (outcome.outcome === 'rejected') {
       logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
     } else {

@@ -15,7 +15,8 @@ export function createLogger(verbosity: number, destination?: DestinationStream)
   return pino(
     {
       level: levelForVerbosity(verbosity),
-      base: { component: 'portico' },
+      name: 'portico',
+      base: undefined,
       formatters: { level: (label) => ({ level: label }) },
       timestamp: pino.stdTimeFunctions.isoTime,
     },

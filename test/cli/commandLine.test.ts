@@ -43,19 +43,21 @@ const INGRESS_NGINX_FLAGS = [
 ];
 
 describe('flag table', () => {
-  it('declares the 71 ingress-nginx flags plus --version, -v and --manifests, once each', () => {
+  it("declares the 71 ingress-nginx flags plus --version, -v and Portico's own, once each", () => {
     assert.equal(INGRESS_NGINX_FLAGS.length, 71);
     const names = FLAG_DEFINITIONS.map((d) => d.name);
     assert.equal(new Set(names).size, names.length, 'duplicate flag name');
-    assert.deepEqual([...names].sort(), [...INGRESS_NGINX_FLAGS, 'version', 'v', 'manifests'].sort());
+    assert.deepEqual([...names].sort(), [...INGRESS_NGINX_FLAGS, 'version', 'v', 'manifests', 'nginx-prefix'].sort());
   });
 
   it('marks exactly the flags Portico acts on as implemented', () => {
     const implemented = FLAG_DEFINITIONS.filter((d) => d.implemented).map((d) => d.name);
     assert.deepEqual(implemented.sort(), [
-      'apiserver-host', 'controller-class', 'disable-catch-all', 'ingress-class', 'ingress-class-by-name',
-      'kubeconfig', 'manifests', 'v', 'version', 'watch-ingress-without-class', 'watch-namespace',
-      'watch-namespace-selector',
+      'annotations-prefix', 'apiserver-host', 'certificate-authority', 'configmap', 'controller-class',
+      'default-backend-service', 'default-server-port', 'default-ssl-certificate', 'disable-catch-all',
+      'health-check-path', 'health-check-timeout', 'healthz-host', 'healthz-port', 'http-port', 'https-port',
+      'ingress-class', 'ingress-class-by-name', 'kubeconfig', 'manifests', 'nginx-prefix', 'status-port',
+      'sync-rate-limit', 'v', 'version', 'watch-ingress-without-class', 'watch-namespace', 'watch-namespace-selector',
     ]);
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import type { EchoResponse } from './echoServer.js';
+import type { EchoResponse } from '../../tools/echo/echoServer.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from './testNetwork.js';
 
 const run = promisify(execFile);

@@ -42,7 +42,7 @@ export interface EchoBackendOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
 
-/** An echo server (test/support/echoServer.ts) running inside a test network. */
+/** An echo server (tools/echo/echoServer.ts) running inside a test network. */
 export interface EchoBackend {
   readonly address: string;
   readonly port: number;
@@ -250,7 +250,7 @@ async function waitForListening(echoProcess: GuardedProcess): Promise<number> {
   }
 }
 
-const echoServerSource = fileURLToPath(new URL('echoServer.ts', import.meta.url));
+const echoServerSource = fileURLToPath(new URL('../../tools/echo/echoServer.ts', import.meta.url));
 const transpileCacheDir = fileURLToPath(new URL('../../node_modules/.cache/portico-test/', import.meta.url));
 let echoServerScriptPath: Promise<string> | undefined;
 

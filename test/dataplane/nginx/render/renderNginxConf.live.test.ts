@@ -9,7 +9,7 @@ import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNg
 import type { Configuration } from '../../../../src/model/types.js';
 import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
 import { spawnGuarded, type GuardedProcess } from '../../../support/childProcess.js';
-import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../../../support/echoServer.js';
+import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../../../../tools/echo/echoServer.js';
 import { eventually } from '../../../support/eventually.js';
 import { freeLoopbackPorts } from '../../../support/freePort.js';
 import { backend, configuration, location, server, testContext } from './fixtures.js';

@@ -3,7 +3,7 @@
  * see what the proxy in front of it forwarded (and to which instance).
  *
  * As a script:
- *   node --import tsx test/support/echoServer.ts --listen 198.18.1.2:8080 \
+ *   node --import tsx tools/echo/echoServer.ts --listen 198.18.1.2:8080 \
  *     --service web --instance web-1 [--tls-cert cert.pem --tls-key key.pem]
  * prints `listening <address>:<port>` once it accepts connections.
  */
