@@ -75,7 +75,41 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
     if (!chosen.has(key)) chosen.set(key, location);
   }
   const locations = [...chosen.values()];
-  return regex ? locations.sort(compareRegex) : locations.sort(comparePlain);
+  if (regex) return locations.sort(compareRegex);
+  return [...locations, ...slashlessExactTwins(locations)].sort(comparePlain);
+}
+
+/**
+ * nginx answers a request for `/foo` with a 301 to `/foo/` when a proxied
+ * location is named `/foo/` (its "auto redirect"), even an exact one. The
+ * Ingress spec says an Exact `/foo/` does not match `/foo` at all, so `/foo`
+ * gets an exact location of its own that does what the longest matching
+ * prefix would have done.
+ */
+function slashlessExactTwins(locations: readonly Location[]): Location[] {
+  const exact = new Set(locations.filter((l) => l.match === 'exact').map((l) => l.path));
+  const twins: Location[] = [];
+  for (const location of locations) {
+    if (location.match !== 'exact' || location.path === '/' || !location.path.endsWith('/')) continue;
+    const bare = location.path.replace(/\/+$/, '') || '/';
+    if (exact.has(bare)) continue;
+    const fallback = longestPrefixMatch(locations, bare);
+    if (!fallback) continue;
+    exact.add(bare);
+    twins.push({ ...fallback, path: bare, match: 'exact' });
+  }
+  return twins;
+}
+
+/** The prefix location that serves `path` (element-wise, longest wins). */
+function longestPrefixMatch(locations: readonly Location[], path: string): Location | undefined {
+  let best: Location | undefined;
+  for (const location of locations) {
+    if (location.match !== 'prefix') continue;
+    const matches = location.path === '/' || path === location.path || path.startsWith(`${location.path}/`);
+    if (matches && (!best || location.path.length > best.path.length)) best = location;
+  }
+  return best;
 }
 
 function sameIngress(a: IngressRef | undefined, b: IngressRef): boolean {

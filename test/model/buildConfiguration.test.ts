@@ -89,6 +89,7 @@ test('prefix paths lose trailing slashes; exact paths keep them; ImplementationS
   ]);
   assert.deepEqual(locationsOf(result, 'h'), [
     'prefix / -> 404',
+    'exact /bar -> 404',
     'exact /bar/ -> app-web-80',
     'prefix /foo -> app-web-80',
     'prefix /impl -> app-web-80',
@@ -207,4 +208,15 @@ test('the same input gives a byte-identical configuration whatever the input ord
   const a = accepted(ingress('a', 'h', [['/a', 'Prefix', 'x'], ['/b', 'Exact', 'y']]));
   const b = accepted(ingress('b', 'g', [['/', 'Prefix', 'x']]));
   assert.equal(JSON.stringify(build([a, b]).configuration), JSON.stringify(build([b, a]).configuration));
+});
+
+test('an Exact path with a trailing slash gets a slash-less twin that routes as the longest prefix would', () => {
+  const result = build([accepted(ingress('a', 'h', [['/foo/', 'Exact', 'x'], ['/', 'Prefix', 'root'], ['/bar/', 'Exact', 'y'], ['/bar', 'Exact', 'z']]))]);
+  assert.deepEqual(locationsOf(result, 'h'), [
+    'prefix / -> app-root-80',
+    'exact /bar -> app-z-80',
+    'exact /bar/ -> app-y-80',
+    'exact /foo -> app-root-80',
+    'exact /foo/ -> app-x-80',
+  ]);
 });

@@ -1,0 +1,73 @@
+// Portico as a separate process, the way users run it, on free loopback ports.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnGuarded, type GuardedProcess } from './childProcess.js';
+import { eventually } from './eventually.js';
+import { freeLoopbackPorts } from './freePort.js';
+import { httpGet } from './httpGet.js';
+
+export interface PorticoPorts {
+  http: number;
+  https: number;
+  defaultServer: number;
+  status: number;
+  healthz: number;
+}
+
+export interface PorticoProcess {
+  readonly ports: PorticoPorts;
+  readonly prefix: string;
+  readonly process: GuardedProcess;
+  logTail(lines?: number): string;
+  /** SIGTERM (graceful: nginx quits), then cleanup. */
+  stop(): Promise<void>;
+}
+
+const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** Starts Portico with `args` plus port flags, and waits until its health endpoint says 200. */
+export async function startPortico(args: readonly string[], { readyTimeoutMs = 30_000 } = {}): Promise<PorticoProcess> {
+  const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
+  const ports = { http, https, defaultServer, status, healthz };
+  const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
+  const prefix = join(dir, 'nginx');
+  const child = await spawnGuarded(
+    'portico',
+    process.execPath,
+    [
+      '--import', 'tsx', mainScript,
+      `--http-port=${http}`, `--https-port=${https}`, `--default-server-port=${defaultServer}`,
+      `--status-port=${status}`, `--healthz-port=${healthz}`, '--healthz-host=127.0.0.1',
+      `--nginx-prefix=${prefix}`,
+      ...args,
+    ],
+    join(dir, 'portico.log'),
+  );
+  const portico: PorticoProcess = {
+    ports,
+    prefix,
+    process: child,
+    logTail: (lines) => child.logTail(lines),
+    async stop() {
+      await child.stop(15_000);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await eventually(
+      async () => {
+        if (child.hasExited()) throw new Error(`portico exited:\n${child.logTail(30)}`);
+        const response = await httpGet({ port: healthz, path: '/healthz' });
+        if (response.status !== 200) throw new Error(`healthz ${response.status}`);
+      },
+      { timeoutMs: readyTimeoutMs, intervalMs: 100 },
+    );
+  } catch (error) {
+    const tail = child.logTail(40);
+    await portico.stop();
+    throw new Error(`portico did not become healthy: ${(error as Error).message}\n${tail}`);
+  }
+  return portico;
+}
