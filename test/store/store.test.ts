@@ -2,18 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store, type StoreSettings } from '../../src/store/store.js';
 import { ChangeFeed } from '../../src/store/changeFeed.js';
+import { TEST_STORE_SETTINGS } from '../support/watchCluster.js';
 import type { EndpointSlice, Ingress, IngressClass, Secret, Service } from '../../src/kube/objects.js';
 
-const settings: StoreSettings = {
-  ingressClass: 'nginx',
-  controllerClass: 'k8s.io/ingress-nginx',
-  ingressClassByName: false,
-  watchIngressWithoutClass: false,
-  annotationsPrefix: 'nginx.ingress.kubernetes.io',
-  disableCatchAll: false,
-  namespaceSelectorActive: false,
-  configMaps: ['portico/config'],
-};
+const settings: StoreSettings = { ...TEST_STORE_SETTINGS, configMaps: ['portico/config'] };
 
 /** A store whose change feed is drained synchronously by `changed()`. */
 function storeWith(overrides: Partial<StoreSettings> = {}) {

@@ -13,6 +13,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { createTestNamespace, startControlPlane, type ControlPlane } from './controlPlane.js';
+import { isRunning } from './isRunning.js';
 
 const startTimeout = { timeout: 120_000 };
 
@@ -30,14 +31,6 @@ async function assertForbidden(request: Promise<unknown>): Promise<void> {
   });
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('test control plane', () => {
   let plane: ControlPlane;

@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { EchoResponse } from '../../tools/echo/echoServer.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from './testNetwork.js';
+import { isRunning } from './isRunning.js';
 
 const run = promisify(execFile);
 const requestTimeoutMs = 5_000;
@@ -61,14 +62,6 @@ async function namespaceNames(): Promise<string[]> {
   return stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((name) => name !== '');
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A self-signed P-256 certificate for `address`, made with the openssl CLI. */
 async function throwAwayCertificate(dir: string, address: string): Promise<{ certFile: string; keyFile: string }> {
