@@ -14,7 +14,8 @@ import { HttpVariable, setLogVariables } from './variables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
   const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));
-  for (const location of withRootLocation(model, scope.configuration.defaultBackend, scope.configuration.settings)) {
+  requireRootLocation(model);
+  for (const location of model.locations) {
     for (const matcher of locationMatchers(location, exactPaths)) {
       server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
     }
@@ -22,29 +23,14 @@ export function renderLocations(server: ConfigBuilder, model: Server, scope: Ren
 }
 
 /**
- * The server's locations, plus `/` to the default backend when nothing
- * matches every path: without it nginx would serve files from its own prefix.
+ * The model gives every server a location matching every path (its `/`);
+ * without one nginx would serve files from its own prefix, so refuse.
  */
-function withRootLocation(server: Server, defaultBackend: string | undefined, settings: GlobalSettings): Location[] {
+function requireRootLocation(server: Server): void {
   const coversEveryPath = server.locations.some(
-    (location) => location.match !== 'exact' && (location.path === '/' || (location.match === 'prefix' && prefixPath(location.path) === '/')),
+    (location) => location.path === '/' && location.match !== 'exact',
   );
-  if (coversEveryPath) return server.locations;
-  return [...server.locations, { path: '/', match: 'prefix', backend: defaultBackend, ingress: undefined, annotations: defaultAnnotations(settings) }];
-}
-
-function defaultAnnotations(settings: GlobalSettings): LocationAnnotations {
-  return {
-    rewrite: { target: undefined, useRegex: false, sslRedirect: settings.sslRedirect, forceSslRedirect: settings.forceSslRedirect },
-    backendProtocol: 'HTTP',
-    proxy: {
-      bodySize: settings.proxyBodySize,
-      connectTimeout: settings.proxyConnectTimeout,
-      readTimeout: settings.proxyReadTimeout,
-      sendTimeout: settings.proxySendTimeout,
-    },
-    ipAccess: { allow: [], deny: [] },
-  };
+  if (!coversEveryPath) throw new Error(`server ${describeValue(server.hostname)} has no location for every path ("/")`);
 }
 
 /**

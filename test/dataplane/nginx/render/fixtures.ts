@@ -43,8 +43,19 @@ export function location(
   };
 }
 
-export function server(hostname: string, locations: Location[], options: { tls?: boolean; certificate?: string } = {}): Server {
-  return { hostname, certificate: options.certificate, tls: options.tls ?? false, locations };
+/**
+ * A server as the model makes it: when none of `locations` matches every
+ * path, a generated `/` to `root` (404 when undefined) is added, as the model
+ * always does.
+ */
+export function server(
+  hostname: string,
+  locations: Location[],
+  options: { tls?: boolean; certificate?: string; root?: string } = {},
+): Server {
+  const coversEveryPath = locations.some((l) => l.match !== 'exact' && l.path === '/');
+  const all = coversEveryPath ? locations : [...locations, location('/', 'prefix', options.root, { ingress: undefined })];
+  return { hostname, certificate: options.certificate, tls: options.tls ?? false, locations: all };
 }
 
 export function backend(name: string, endpoints: Endpoint[], service: Partial<Backend['service']> = {}): Backend {

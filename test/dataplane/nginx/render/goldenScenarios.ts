@@ -86,7 +86,7 @@ const tlsWildcardDefaultBackend: GoldenScenario = {
         location('/.well-known/acme-challenge/token-1', 'exact', web.name),
         location('/helloworld.Greeter', 'prefix', grpc.name, { annotations: { backendProtocol: 'GRPC' } }),
         location('/admin', 'prefix', api.name, { annotations: { backendProtocol: 'HTTPS' } }),
-      ], { tls: true }),
+      ], { tls: true, root: defaultBackend.name }),
     ],
     backends: [api, web, grpc, defaultBackend],
     certificates: [certificate('default-tls-2', ['*.example.com', 'secure.example.com']), certificate('example-com-wildcard-1', ['*.example.com'])],

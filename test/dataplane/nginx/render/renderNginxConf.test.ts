@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { createRenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
-import type { Configuration } from '../../../../src/model/types.js';
+import type { Configuration, Server } from '../../../../src/model/types.js';
 import { backend, certificate, configuration, location, server, testContext } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, named, only, serverNamed, servers } from './parsedTree.js';
@@ -191,13 +191,9 @@ describe('locations', () => {
     assert.deepEqual(argsOf(locationOf(host, '=', '/x+y'), 'rewrite'), [['^/x\\+y$', '/z', 'break']]);
   });
 
-  test('a server without a catch-all location gets / to the default backend, never nginx static files', () => {
-    const config = { ...hostConfig('a.example.com', [location('/a', 'exact', web.name)]), defaultBackend: web.name };
-    const host = serverNamed(parsed(config), 'a.example.com');
-    assert.deepEqual(argsOf(host, 'location'), [['=', '/a'], ['/']]);
-    assert.deepEqual(argsOf(locationOf(host, '/'), 'proxy_pass'), [['http://default-web-80']]);
-    const without = serverNamed(parsed(hostConfig('a.example.com', [])), 'a.example.com');
-    assert.deepEqual(argsOf(locationOf(without, '/'), 'return'), [['404']]);
+  test('a server without a location for every path is refused, never left to nginx static files', () => {
+    const bare: Server = { hostname: 'a.example.com', certificate: undefined, tls: false, locations: [location('/a', 'exact', web.name)] };
+    assert.throws(() => renderNginxConf(configuration({ servers: [bare] }), testContext()), /no location for every path/);
   });
 
   test('404 without a backend; 503 for an unknown backend or one without endpoints', () => {
