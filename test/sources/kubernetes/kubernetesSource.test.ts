@@ -4,7 +4,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, DiscoveryV1Api, KubeConfig, NetworkingV1Api, type V1Ingress } from '@kubernetes/client-node';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  NetworkingV1Api,
+  RbacAuthorizationV1Api,
+  type V1Ingress,
+} from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from '../../support/controlPlane.js';
 import { eventually } from '../../support/eventually.js';
 import { synced, watchCluster, type WatchedCluster } from '../../support/watchCluster.js';
@@ -213,6 +223,54 @@ describe('namespace scoping', () => {
       await eventually(() => assert.equal(cluster.store.service(`${selected}/web`), undefined));
     } finally {
       await cluster.stop();
+    }
+  });
+});
+
+describe('permissions', () => {
+  test('a missing RBAC permission fails the sync loudly, naming the forbidden resource', async () => {
+    const admin = new KubeConfig();
+    admin.loadFromFile(plane.adminKubeconfig);
+    const rbac = admin.makeApiClient(RbacAuthorizationV1Api);
+    const namespace = await createTestNamespace(plane.adminKubeconfig, 'rbac');
+    const name = `no-secrets-${randomUUID().slice(0, 8)}`;
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+    // Everything Portico reads, except Secrets.
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name },
+        rules: [
+          { apiGroups: ['networking.k8s.io'], resources: ['ingresses', 'ingressclasses'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: [''], resources: ['services', 'configmaps', 'namespaces'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      },
+    });
+    const token = await core.createNamespacedServiceAccountToken({ namespace, name, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const limited = new KubeConfig();
+    limited.loadFromOptions({
+      clusters: admin.clusters,
+      users: [{ name, token: token.status?.token }],
+      contexts: [{ name, cluster: admin.getCurrentCluster()?.name ?? '', user: name }],
+      currentContext: name,
+    });
+    const kubeconfigPath = join(await mkdtemp(join(tmpdir(), 'portico-rbac-')), 'kubeconfig');
+    await writeFile(kubeconfigPath, limited.exportConfig(), { mode: 0o600 });
+
+    const cluster = await watchCluster(kubeconfigPath, { tuning: { backoff: { initialMs: 50, maxMs: 200 } } });
+    try {
+      await assert.rejects(synced(cluster, 3000), /Secret: .*HTTP 403.*secrets/s);
+    } finally {
+      await cluster.stop();
+      await rbac.deleteClusterRoleBinding({ name });
+      await rbac.deleteClusterRole({ name });
     }
   });
 });
