@@ -42,7 +42,7 @@ export const CATCH_ALL = '_';
 interface DraftServer {
   hostname: string;
   locations: DraftLocation[];
-  /** Secret named by the oldest Ingress listing this host in spec.tls ('' = none named), and that Ingress. */
+  /** Secret chosen for this host by the oldest Ingress with spec.tls and a rule for it ('' = the default certificate), and that Ingress. */
   tls?: { secretName: string; ingress: IngressRef };
 }
 
@@ -101,13 +101,12 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       }
     }
   }
-  // After every server exists: the oldest Ingress listing a host in spec.tls supplies its certificate.
+  // After every server exists: the oldest Ingress with spec.tls for a host supplies its certificate.
   for (const { ingress } of ordered) {
-    for (const tls of ingress.spec?.tls ?? []) {
-      for (const host of tls.hosts ?? []) {
-        const server = servers.get(host);
-        if (server && !server.tls) server.tls = { secretName: tls.secretName ?? '', ingress: ingressRef(ingress) };
-      }
+    if ((ingress.spec?.tls ?? []).length === 0) continue;
+    for (const rule of ingress.spec?.rules ?? []) {
+      const server = rule.host ? servers.get(rule.host) : undefined;
+      if (server && !server.tls) server.tls = { secretName: tlsSecretFor(server.hostname, ingress, input.lookup), ingress: ingressRef(ingress) };
     }
   }
 
@@ -134,6 +133,27 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     problems,
     warnings,
   };
+}
+
+/**
+ * ingress-nginx's choice of secret for a rule host of an Ingress with
+ * spec.tls: the entry listing the host; else any entry whose certificate
+ * covers it (entries may omit hosts); else '' (the default certificate, the
+ * host still being TLS).
+ */
+function tlsSecretFor(host: string, ingress: Ingress, lookup: ModelInput['lookup']): string {
+  const entries = ingress.spec?.tls ?? [];
+  const wanted = host.toLowerCase();
+  const listed = entries.find((tls) => (tls.hosts ?? []).some((h) => h.toLowerCase() === wanted));
+  if (listed) return listed.secretName ?? '';
+  const namespace = ingress.metadata?.namespace ?? '';
+  for (const tls of entries) {
+    if (!tls.secretName) continue;
+    const key = `${namespace}/${tls.secretName}`;
+    const result = certificateFromSecret(lookup.secret(key), key);
+    if (result.ok && certificateCoversHost(result.certificate, host)) return tls.secretName;
+  }
+  return '';
 }
 
 function ingressRef(ingress: Ingress): IngressRef {

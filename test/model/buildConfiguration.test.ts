@@ -220,3 +220,14 @@ test('an Exact path with a trailing slash gets a slash-less twin that routes as 
     'exact /foo/ -> app-x-80',
   ]);
 });
+
+test('spec.tls as ingress-nginx reads it: an entry without hosts serves the rule hosts it covers; other rule hosts get the default certificate', () => {
+  const secrets = [tlsSecret('shared', ['a.example'])];
+  const ing = ingress('i', 'a.example', [['/', 'Prefix', 'web']], { tls: [{ secretName: 'shared' }] });
+  ing.spec!.rules!.push({ host: 'b.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } });
+  const result = build([accepted(ing)], world([], [], secrets));
+  const servers = Object.fromEntries(result.configuration.servers.map((s) => [s.hostname, s]));
+  assert.match(servers['a.example']?.certificate ?? '', /^app-shared-/);
+  assert.equal(servers['b.example']?.tls, true, 'a rule host of an Ingress with spec.tls is a TLS host');
+  assert.equal(servers['b.example']?.certificate, undefined);
+});
