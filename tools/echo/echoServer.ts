@@ -7,7 +7,7 @@
  *     --service web --instance web-1 [--tls-cert cert.pem --tls-key key.pem]
  * prints `listening <address>:<port>` once it accepts connections.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { resolve } from 'node:path';
@@ -153,7 +153,8 @@ async function main(): Promise<void> {
   process.stdout.write(`listening ${running.address}:${running.port}\n`);
 }
 
-const runAsScript = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+// realpath: the script may be reached through a symlink (e.g. a linked checkout).
+const runAsScript = process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url));
 if (runAsScript) {
   main().catch((error: unknown) => {
     process.stderr.write(`echo server: ${error instanceof Error ? error.message : String(error)}\n`);

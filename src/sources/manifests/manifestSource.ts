@@ -2,7 +2,8 @@
 // (`--manifests DIR`). Every change re-reads the whole folder and replaces
 // each kind's complete set, so edits, renames and deletions need no special
 // cases.
-import { readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { FolderWatcher } from './folderWatcher.js';
 import { join } from 'node:path';
 import { KINDS, objectKey, type Kind, type KindTypes } from '../../kube/objects.js';
 import type { Logger } from '../../log/logger.js';
@@ -32,7 +33,7 @@ export class ManifestSource {
   private readonly sinks: ManifestSinks;
   private readonly logger: Logger;
   private readonly debounceMs: number;
-  private watcher: FSWatcher | undefined;
+  private watcher: FolderWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
   private snapshot: FileSnapshot[] | undefined;
   private currentErrors: readonly ManifestError[] = [];
@@ -56,8 +57,11 @@ export class ManifestSource {
     }
     if (!isDirectory) throw new Error(`manifests folder ${this.dir} is not a folder`);
     // Watch before the first read so a change made during it is not missed.
-    this.watcher = watch(this.dir, { recursive: true }, () => this.scheduleReload());
-    this.watcher.on('error', (error) => this.logger.error({ dir: this.dir, err: error }, 'watching the manifests folder failed'));
+    this.watcher = new FolderWatcher(
+      this.dir,
+      () => this.scheduleReload(),
+      (folder, error) => this.logger.error({ dir: folder, err: error }, 'watching a manifests folder failed'),
+    );
     this.reload();
   }
 
@@ -83,6 +87,7 @@ export class ManifestSource {
   // synchronous CPU work anyway.
   private reload(): void {
     if (this.stopped) return;
+    this.watcher?.refresh(); // sub-folders come and go
     let files: FileSnapshot[];
     try {
       files = listManifestFiles(this.dir).flatMap((path) => readSnapshot(path) ?? []);
