@@ -232,14 +232,10 @@ describe('the global ConfigMap', () => {
   let configured: E2eCluster;
 
   before(async () => {
-    // startE2eCluster names its namespace itself, so --configmap cannot name
-    // one of its own: this Portico watches the suite's namespace instead (the
-    // later --watch-namespace wins) and serves an IngressClass of its own.
-    const started = await startE2eCluster('annotations-configmap', [
-      `--watch-namespace=${cluster.namespace}`,
-      `--configmap=${cluster.namespace}/${SETTINGS_NAME}`,
-    ]);
-    configured = { ...started, namespace: cluster.namespace };
+    // A second Portico in the suite's namespace (with a class of its own) reading a ConfigMap there.
+    configured = await startE2eCluster('annotations-configmap', [`--configmap=${cluster.namespace}/${SETTINGS_NAME}`], {
+      namespace: cluster.namespace,
+    });
   });
   after(() => configured?.close());
 

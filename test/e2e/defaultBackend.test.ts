@@ -26,15 +26,10 @@ before(async () => {
   for (const service of ['fallback', 'app', 'own-default', 'catch-all']) {
     await createService(withoutCatchAll, service, await startBackends(withoutCatchAll, service));
   }
-  // startE2eCluster names its namespace itself, so --default-backend-service
-  // cannot name a Service of its own: this Portico watches the first one's
-  // namespace instead (the later --watch-namespace wins), with a class of its own.
+  // A second Portico in the same namespace (with a class of its own), whose
+  // --default-backend-service names a Service created above.
   const { namespace } = withoutCatchAll;
-  const started = await startE2eCluster('default-backend-service', [
-    `--watch-namespace=${namespace}`,
-    `--default-backend-service=${namespace}/fallback`,
-  ]);
-  withDefaultService = { ...started, namespace };
+  withDefaultService = await startE2eCluster('default-backend-service', [`--default-backend-service=${namespace}/fallback`], { namespace });
 });
 after(async () => {
   await withDefaultService?.close();

@@ -181,15 +181,10 @@ describe('--default-ssl-certificate', () => {
 
   before(async () => {
     defaultCertificate = await applyTlsSecret(cluster, 'default-certificate', ['default.tls.test']);
-    // The flag must name the Secret's namespace at start, and startE2eCluster
-    // makes its own namespace only then. So this Portico watches the first
-    // one's namespace instead (a repeated flag keeps its last value, as in
-    // pflag), where it serves only the Ingresses of its own class.
-    const started = await startE2eCluster('tls-default', [
-      `--watch-namespace=${cluster.namespace}`,
-      `--default-ssl-certificate=${cluster.namespace}/default-certificate`,
-    ]);
-    withDefault = { ...started, namespace: cluster.namespace };
+    // A second Portico in the same namespace (serving only its own class) whose flag names the Secret above.
+    withDefault = await startE2eCluster('tls-default', [`--default-ssl-certificate=${cluster.namespace}/default-certificate`], {
+      namespace: cluster.namespace,
+    });
     await serve(withDefault, 'default-app');
     const own = await applyTlsSecret(withDefault, 'default-own', ['own.default.test']);
     await applyIngress(

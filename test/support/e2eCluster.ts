@@ -31,14 +31,22 @@ export interface E2eCluster {
   close(): Promise<void>;
 }
 
-export async function startE2eCluster(prefix: string, extraArgs: readonly string[] = []): Promise<E2eCluster> {
+/**
+ * `options.namespace` shares an existing test namespace (another Portico's),
+ * so flags such as --configmap can name objects in it at start.
+ */
+export async function startE2eCluster(
+  prefix: string,
+  extraArgs: readonly string[] = [],
+  options: { namespace?: string } = {},
+): Promise<E2eCluster> {
   const plane = await sharedControlPlane();
   const admin = new KubeConfig();
   admin.loadFromFile(plane.adminKubeconfig);
   const core = admin.makeApiClient(CoreV1Api);
   const networking = admin.makeApiClient(NetworkingV1Api);
   const discovery = admin.makeApiClient(DiscoveryV1Api);
-  const namespace = await createTestNamespace(plane.adminKubeconfig, prefix);
+  const namespace = options.namespace ?? (await createTestNamespace(plane.adminKubeconfig, prefix));
   const unique = randomUUID().slice(0, 8);
   const className = `${prefix}-${unique}`;
   const controllerClass = `portico.test/${unique}`;
