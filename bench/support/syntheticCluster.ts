@@ -1,36 +1,20 @@
 // A generated cluster of N Ingresses, shaped like a busy multi-team cluster:
 // 1–2 hosts and 2–3 paths per Ingress, a third with TLS (each with its own
-// Secret, as cert-manager creates them), some annotations, a tenth in regex
+// Secret, as cert-manager creates them; all hold one wildcard certificate, and
+// the model parses each Secret anyway), some annotations, a tenth in regex
 // mode, two Services with two ready endpoints each per Ingress. Deterministic:
 // Ingress i always looks the same, so runs and sizes compare.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { EndpointSlice, Ingress, IngressClass, Secret, Service } from '../../src/kube/objects.js';
-import { SERVICE_NAME_LABEL, type StoreSettings } from '../../src/store/store.js';
+import { SERVICE_NAME_LABEL } from '../../src/store/store.js';
+import { selfSignedCertificate, type TestCertificate } from '../../test/support/tlsSecrets.js';
+import { TEST_STORE_SETTINGS } from '../../test/support/watchCluster.js';
 
-const run = promisify(execFile);
-
-export const DOMAIN = 'bench.example';
+const DOMAIN = 'bench.example';
 const NAMESPACES = 100;
 const BACKEND_PORT = 8080;
-const CLASS_NAME = 'nginx';
-const CONTROLLER_CLASS = 'k8s.io/ingress-nginx';
-export const ANNOTATIONS_PREFIX = 'nginx.ingress.kubernetes.io';
-
-/** What ingress-nginx's flags default to, as the store sees them. */
-export const STORE_SETTINGS: StoreSettings = {
-  ingressClass: CLASS_NAME,
-  controllerClass: CONTROLLER_CLASS,
-  ingressClassByName: false,
-  watchIngressWithoutClass: false,
-  annotationsPrefix: ANNOTATIONS_PREFIX,
-  disableCatchAll: false,
-  namespaceSelectorActive: false,
-  configMaps: [],
-};
+/** The store settings the cluster is made for: ingress-nginx's flag defaults. */
+export const STORE_SETTINGS = TEST_STORE_SETTINGS;
+export const ANNOTATIONS_PREFIX = STORE_SETTINGS.annotationsPrefix;
 
 export interface SyntheticCluster {
   ingressClasses: IngressClass[];
@@ -40,29 +24,15 @@ export interface SyntheticCluster {
   secrets: Secret[];
 }
 
-/** A certificate and key (PEM) for `*.<DOMAIN>`, which covers every generated host. */
-export interface WildcardCertificate {
-  certificatePem: string;
-  keyPem: string;
+/** One certificate for `*.<DOMAIN>`, which covers every generated host. */
+export function wildcardCertificate(): Promise<TestCertificate> {
+  return selfSignedCertificate([`*.${DOMAIN}`]);
 }
 
-export async function createWildcardCertificate(): Promise<WildcardCertificate> {
-  const dir = await mkdtemp(join(tmpdir(), 'portico-bench-cert-'));
-  try {
-    const certFile = join(dir, 'cert.pem');
-    const keyFile = join(dir, 'key.pem');
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=*.${DOMAIN}`,
-      '-addext', `subjectAltName=DNS:*.${DOMAIN}`], { timeout: 30_000 });
-    return { certificatePem: await readFile(certFile, 'utf8'), keyPem: await readFile(keyFile, 'utf8') };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-export function syntheticCluster(ingressCount: number, certificate: WildcardCertificate): SyntheticCluster {
+/** Every TLS Secret holds `certificate` (wildcardCertificate()), so the model accepts each for its hosts. */
+export function syntheticCluster(ingressCount: number, certificate: TestCertificate): SyntheticCluster {
   const cluster: SyntheticCluster = {
-    ingressClasses: [{ metadata: { name: CLASS_NAME, resourceVersion: '1' }, spec: { controller: CONTROLLER_CLASS } }],
+    ingressClasses: [{ metadata: { name: STORE_SETTINGS.ingressClass, resourceVersion: '1' }, spec: { controller: STORE_SETTINGS.controllerClass } }],
     ingresses: [],
     services: [],
     endpointSlices: [],
@@ -121,7 +91,7 @@ export function syntheticCluster(ingressCount: number, certificate: WildcardCert
         creationTimestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
       },
       spec: {
-        ingressClassName: CLASS_NAME,
+        ingressClassName: STORE_SETTINGS.ingressClass,
         rules: hosts.map((host) => ({ host, http: { paths } })),
         ...(tls ? { tls: [{ hosts, secretName: `${name}-tls` }] } : {}),
       },

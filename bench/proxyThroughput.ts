@@ -1,0 +1,406 @@
+/**
+ * Proxied requests per second and latency through the nginx configuration
+ * Portico renders, against a minimal hand-written nginx proxy, both in front
+ * of the same backend:
+ *   node --import tsx bench/proxyThroughput.ts [--duration 10] [--rounds 5]
+ *
+ * Portico runs as users run it, in manifest mode (an EndpointSlice names the
+ * loopback backend), with `worker-processes: 1` from its ConfigMap; the
+ * minimal proxy has one worker too. Both proxies are pinned to CPU 0, the
+ * backend and the load generator to CPU 1, so each proxy's CPU time is its
+ * own. The backend is an nginx answering `return 200` with a fixed body: it
+ * does far less per request than a proxy (no upstream connection, no header
+ * rewriting), so it is not the bottleneck. The load is wrk (Debian package)
+ * on loopback: one thread, 32 connections, a fixed duration per round. On 2
+ * cores wrk and the backend can fill CPU 1 before a cheap proxy fills CPU 0;
+ * the table prints how busy CPU 1 was, and when it is near 100 % requests/s
+ * is bounded by the load side and the requests/s ratio understates the
+ * difference. The proxy's CPU time per request does not depend on that.
+ * Rounds alternate which proxy goes first; the medians over rounds are
+ * compared.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
+import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
+import { silentLogger } from '../src/log/logger.js';
+import { DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
+import { SERVICE_NAME_LABEL } from '../src/store/store.js';
+import { eventually } from '../test/support/eventually.js';
+import { freeLoopbackPorts } from '../test/support/freePort.js';
+import { httpGet } from '../test/support/httpGet.js';
+import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
+import { describeMachine } from './support/machine.js';
+import { positiveInteger } from './support/options.js';
+import { median } from './support/statistics.js';
+import { figure, printTable } from './support/table.js';
+
+const run = promisify(execFile);
+
+const PROXY_CPU = 0;
+const LOAD_CPU = 1;
+const LOAD_CONNECTIONS = 32;
+const WARM_UP_SECONDS = 2;
+const HOST = 'bench.local';
+const BACKEND_BODY = 'hello from the benchmark backend\n';
+const CONFIG_MAP = 'default/portico-bench';
+/** /proc/<pid>/stat counts CPU time in these (sysconf(_SC_CLK_TCK), 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+interface LoadResult {
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  socketErrors: number;
+}
+
+interface Round extends LoadResult {
+  /** CPU time of the proxy's processes over the round, in % of one core. */
+  proxyCpuPercent: number;
+  /**
+   * The proxy's CPU time per request: what the configuration costs, and the
+   * figure least moved by other processes competing for the machine.
+   */
+  proxyCpuMicrosecondsPerRequest: number;
+  backendCpuPercent: number;
+  /** How busy the load generator's CPU was (wrk, the backend, anything else scheduled there), in %. */
+  loadCpuBusyPercent: number;
+}
+
+interface Proxy {
+  readonly name: string;
+  readonly port: number;
+  masterPid(): Promise<number>;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
+    strict: true,
+  });
+  const durationSeconds = positiveInteger('--duration', values.duration);
+  const rounds = positiveInteger('--rounds', values.rounds);
+  if (availableParallelism() < 2) throw new Error('this benchmark pins the proxy and the load to different CPUs: it needs 2');
+
+  process.stdout.write(`machine before: ${describeMachine()}\n`);
+  const [backendPort = 0, minimalPort = 0] = await freeLoopbackPorts(2);
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const backend = await startNginx((layout) => backendConf(layout, backendPort));
+    cleanups.push(backend.stop);
+    const minimal = await startNginx((layout) => minimalProxyConf(layout, minimalPort, backendPort));
+    cleanups.push(minimal.stop);
+    const portico = await startPorticoProxy(backendPort);
+    cleanups.push(portico.stop);
+
+    const proxies: Proxy[] = [
+      { name: 'minimal nginx', port: minimalPort, masterPid: async () => requirePid(minimal.nginx.masterPid) },
+      { name: 'Portico', port: portico.process.ports.http, masterPid: () => readPidFile(prefixLayout(portico.process.prefix).pidFile) },
+    ];
+    const backendPid = requirePid(backend.nginx.masterPid);
+    await pin(await processTree(backendPid), LOAD_CPU);
+
+    for (const proxy of proxies) await measureRound(proxy, backendPid, WARM_UP_SECONDS);
+    const results = new Map<Proxy, Round[]>(proxies.map((proxy) => [proxy, []]));
+    for (let round = 0; round < rounds; round++) {
+      // Alternate the order, so a drift in the machine's load does not favour one proxy.
+      for (const proxy of round % 2 === 0 ? proxies : [...proxies].reverse()) {
+        const result = await measureRound(proxy, backendPid, durationSeconds);
+        results.get(proxy)!.push(result);
+        process.stderr.write(
+          `round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, p50 ${figure(result.p50Ms, 2)} ms, ` +
+          `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
+        );
+      }
+    }
+    process.stdout.write(
+      `\nwrk -t1 -c${LOAD_CONNECTIONS} -d${durationSeconds}s on CPU ${LOAD_CPU} with the backend; each proxy one worker on CPU ${PROXY_CPU}; ` +
+        `median of ${rounds} rounds\n\n`,
+    );
+    printResults(proxies, results);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  }
+  process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
+}
+
+function requirePid(pid: number | undefined): number {
+  if (pid === undefined) throw new Error('nginx is not running');
+  return pid;
+}
+
+// ---- the three nginx instances ----
+
+/** An nginx run by Portico's own process manager, in a throw-away prefix. */
+async function startNginx(conf: (layout: PrefixLayout) => string): Promise<{ nginx: NginxProcess; stop(): Promise<void> }> {
+  const prefix = await mkdtemp(join(tmpdir(), 'portico-bench-nginx-'));
+  const nginx = new NginxProcess({ prefix, logger: silentLogger() });
+  const stop = async (): Promise<void> => {
+    await nginx.stop();
+    await rm(prefix, { recursive: true, force: true });
+  };
+  try {
+    await nginx.start(conf(nginx.layout));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nginx, stop };
+}
+
+/** What every hand-written configuration needs: one worker, and its files inside its own prefix. */
+function mainContext(layout: PrefixLayout, http: string): string {
+  return `worker_processes 1;
+error_log ${layout.errorLog} warn;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path ${layout.temp.clientBody};
+    proxy_temp_path ${layout.temp.proxy};
+    fastcgi_temp_path ${layout.temp.fastcgi};
+    uwsgi_temp_path ${layout.temp.uwsgi};
+    scgi_temp_path ${layout.temp.scgi};
+${http}
+}
+`;
+}
+
+/** A fixed answer, with connections kept open for as long as the proxies keep theirs. */
+function backendConf(layout: PrefixLayout, port: number): string {
+  return mainContext(layout, `
+    access_log off;
+    keepalive_requests 1000000;
+    keepalive_timeout 75s;
+    server {
+        listen 127.0.0.1:${port};
+        location / { return 200 "${BACKEND_BODY.replace('\n', '\\n')}"; }
+    }`);
+}
+
+/**
+ * The least a keep-alive reverse proxy needs. Portico writes an access log
+ * line per request, and so does this one (nginx's default, written out), so
+ * logging is not what the two differ in.
+ */
+function minimalProxyConf(layout: PrefixLayout, port: number, backendPort: number): string {
+  return mainContext(layout, `
+    access_log ${layout.accessLog} combined;
+    upstream backend {
+        server 127.0.0.1:${backendPort};
+        keepalive ${DEFAULT_SETTINGS.upstreamKeepaliveConnections};
+    }
+    server {
+        listen 127.0.0.1:${port};
+        location / {
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }`);
+}
+
+/** Portico on a manifest folder routing HOST to the backend, once it answers 200 through it. */
+async function startPorticoProxy(backendPort: number): Promise<{ process: PorticoProcess; stop(): Promise<void> }> {
+  const manifests = await mkdtemp(join(tmpdir(), 'portico-bench-manifests-'));
+  const [configMapNamespace, configMapName] = CONFIG_MAP.split('/');
+  const objects = [
+    { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace: configMapNamespace }, data: { 'worker-processes': '1' } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { ports: [{ name: 'http', port: 80 }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'backend-1', labels: { [SERVICE_NAME_LABEL]: 'backend' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: ['127.0.0.1'] }],
+      ports: [{ name: 'http', port: backendPort }],
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'backend' },
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [{ host: HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 80 } } } }] } }],
+      },
+    },
+  ];
+  await writeFile(join(manifests, 'bench.yaml'), objects.map((object) => stringify(object)).join('---\n'));
+  const removeManifests = (): Promise<void> => rm(manifests, { recursive: true, force: true });
+  let portico: PorticoProcess;
+  try {
+    portico = await startPortico([`--manifests=${manifests}`, `--configmap=${CONFIG_MAP}`]);
+  } catch (error) {
+    await removeManifests();
+    throw error;
+  }
+  const stop = async (): Promise<void> => {
+    await portico.stop();
+    await removeManifests();
+  };
+  try {
+    await eventually(async () => {
+      const response = await httpGet({ port: portico.ports.http, host: HOST, timeoutMs: 2_000 });
+      if (response.status !== 200 || response.body !== BACKEND_BODY) throw new Error(`HTTP ${response.status}: ${response.body.slice(0, 200)}`);
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+  } catch (error) {
+    const tail = portico.logTail(30);
+    await stop();
+    throw new Error(`Portico does not proxy to the backend: ${(error as Error).message}\n${tail}`);
+  }
+  return { process: portico, stop };
+}
+
+// ---- processes: CPU pinning and CPU time ----
+
+async function readPidFile(path: string): Promise<number> {
+  const pid = Number((await readFile(path, 'utf8')).trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${path} holds no pid`);
+  return pid;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
+async function statFields(pid: number): Promise<string[] | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/** An nginx master and its workers (read again each round: a reload replaces the workers). */
+async function processTree(masterPid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = (await statFields(Number(entry)))?.[1]; // field 4, ppid
+    if (parent === String(masterPid)) children.push(Number(entry));
+  }
+  return [masterPid, ...children];
+}
+
+async function pin(pids: readonly number[], cpu: number): Promise<void> {
+  for (const pid of pids) await run('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], { timeout: 10_000 });
+}
+
+/** Busy and total clock ticks of one CPU since boot, from /proc/stat. */
+async function cpuCounters(cpu: number): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n').find((entry) => entry.startsWith(`cpu${cpu} `));
+  if (line === undefined) throw new Error(`/proc/stat has no line for CPU ${cpu}`);
+  // user nice system idle iowait irq softirq steal (guest time is already in user)
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  const total = ticks.reduce((sum, value) => sum + value, 0);
+  return { busy: total - idle, total };
+}
+
+/** User + system CPU time of the processes, in clock ticks. */
+async function cpuTicks(pids: readonly number[]): Promise<number> {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = await statFields(pid);
+    // Fields 14 and 15 (utime, stime), counted from 3 here.
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+// ---- load ----
+
+async function measureRound(proxy: Proxy, backendPid: number, seconds: number): Promise<Round> {
+  const proxyPids = await processTree(await proxy.masterPid());
+  const backendPids = await processTree(backendPid);
+  await pin(proxyPids, PROXY_CPU);
+  const [proxyBefore, backendBefore] = [await cpuTicks(proxyPids), await cpuTicks(backendPids)];
+  const loadCpuBefore = await cpuCounters(LOAD_CPU);
+  const started = performance.now();
+  const load = await runWrk(proxy.port, seconds);
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const proxySeconds = ((await cpuTicks(proxyPids)) - proxyBefore) / CLOCK_TICKS_PER_SECOND;
+  const backendSeconds = ((await cpuTicks(backendPids)) - backendBefore) / CLOCK_TICKS_PER_SECOND;
+  const loadCpuAfter = await cpuCounters(LOAD_CPU);
+  return {
+    ...load,
+    proxyCpuPercent: (100 * proxySeconds) / elapsedSeconds,
+    proxyCpuMicrosecondsPerRequest: (proxySeconds * 1e6) / load.requests,
+    backendCpuPercent: (100 * backendSeconds) / elapsedSeconds,
+    loadCpuBusyPercent: (100 * (loadCpuAfter.busy - loadCpuBefore.busy)) / (loadCpuAfter.total - loadCpuBefore.total),
+  };
+}
+
+/** One wrk run on LOAD_CPU, bounded by its duration (and a hard timeout should wrk hang). */
+async function runWrk(port: number, seconds: number): Promise<LoadResult> {
+  const { stdout } = await run(
+    'taskset',
+    ['--cpu-list', String(LOAD_CPU), 'wrk', '--threads', '1', '--connections', String(LOAD_CONNECTIONS),
+      '--duration', `${seconds}s`, '--latency', '--header', `Host: ${HOST}`, `http://127.0.0.1:${port}/`],
+    { timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' },
+  );
+  const nonSuccess = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
+  if (nonSuccess) throw new Error(`${nonSuccess[1]} responses were not 2xx through :${port}; the benchmark measures nothing useful:\n${stdout}`);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+  return {
+    requests: Number(match(stdout, /^\s+(\d+) requests in /m)),
+    requestsPerSecond: Number(match(stdout, /^Requests\/sec:\s+([\d.]+)$/m)),
+    p50Ms: latencyMs(stdout, '50%'),
+    p99Ms: latencyMs(stdout, '99%'),
+    socketErrors: socketErrors ? socketErrors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
+  };
+}
+
+function match(output: string, pattern: RegExp): string {
+  const found = pattern.exec(output)?.[1];
+  if (found === undefined) throw new Error(`unexpected wrk output (no ${pattern}):\n${output}`);
+  return found;
+}
+
+const LATENCY_UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000 };
+
+/** A line of wrk's latency distribution, e.g. `     99%    3.21ms`. */
+function latencyMs(output: string, percentile: string): number {
+  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(output);
+  if (line === null) throw new Error(`unexpected wrk output (no ${percentile} latency):\n${output}`);
+  return Number(line[1]) * LATENCY_UNIT_MS[line[2]!]!;
+}
+
+function printResults(proxies: readonly Proxy[], results: ReadonlyMap<Proxy, readonly Round[]>): void {
+  const summary = (proxy: Proxy) => {
+    const of = (pick: (round: Round) => number): number => median(results.get(proxy)!.map(pick));
+    return {
+      requestsPerSecond: of((r) => r.requestsPerSecond),
+      p50Ms: of((r) => r.p50Ms),
+      p99Ms: of((r) => r.p99Ms),
+      proxyCpuPercent: of((r) => r.proxyCpuPercent),
+      proxyCpuMicrosecondsPerRequest: of((r) => r.proxyCpuMicrosecondsPerRequest),
+      backendCpuPercent: of((r) => r.backendCpuPercent),
+      loadCpuBusyPercent: of((r) => r.loadCpuBusyPercent),
+      socketErrors: results.get(proxy)!.reduce((sum, r) => sum + r.socketErrors, 0),
+    };
+  };
+  const [minimal, portico] = proxies.map(summary);
+  if (minimal === undefined || portico === undefined) throw new Error('two proxies expected');
+  const row = (name: string, s: typeof minimal): string[] => [
+    name, figure(s.requestsPerSecond), figure(s.p50Ms, 2), figure(s.p99Ms, 2),
+    figure(s.proxyCpuPercent), figure(s.proxyCpuMicrosecondsPerRequest, 1), figure(s.backendCpuPercent), figure(s.loadCpuBusyPercent), figure(s.socketErrors),
+  ];
+  const ratio = (a: number, b: number): string => figure(a / b, 2);
+  printTable(
+    ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
+    [
+      row('minimal nginx', minimal),
+      row('Portico', portico),
+      [
+        'Portico / minimal',
+        ratio(portico.requestsPerSecond, minimal.requestsPerSecond), ratio(portico.p50Ms, minimal.p50Ms), ratio(portico.p99Ms, minimal.p99Ms),
+        '', ratio(portico.proxyCpuMicrosecondsPerRequest, minimal.proxyCpuMicrosecondsPerRequest), '', '', '',
+      ],
+    ],
+  );
+}
+
+await main();
