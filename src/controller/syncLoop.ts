@@ -58,11 +58,12 @@ export class SyncLoop {
       if (signal.aborted) return;
       this.options.logger.debug({ changed: keys?.size }, 'store changed');
       try {
-        await this.limiter.acquire(signal);
+        await this.limiter.ready(signal);
       } catch {
         return;
       }
-      await this.sync();
+      const report = await this.sync();
+      if (report.outcome !== 'skipped') this.limiter.take();
     }
   }
 

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * `--sync-rate-limit`: at most `ratePerSecond` full syncs per second (a token
- * bucket of one token, as ingress-nginx's flowcontrol limiter). The first sync
- * after a quiet period goes at once; only a busy stream is slowed down.
+ * `--sync-rate-limit`: at most `ratePerSecond` syncs that change nginx per
+ * second (a token bucket of one token, as ingress-nginx's flowcontrol
+ * limiter). The first change after a quiet period goes at once; only a busy
+ * stream is slowed down, and a sync that changed nothing costs no token.
  */
 export class SyncRateLimiter {
   private nextAllowedAt = 0;
@@ -15,10 +16,14 @@ export class SyncRateLimiter {
     return Math.max(0, this.nextAllowedAt - now);
   }
 
-  /** Waits for the token, then takes it. */
-  async acquire(signal?: AbortSignal): Promise<void> {
+  /** Waits until a token is there (without taking it). */
+  async ready(signal?: AbortSignal): Promise<void> {
     const wait = this.delay();
     if (wait > 0) await sleep(wait, undefined, { signal });
+  }
+
+  /** Takes the token: the next sync waits 1/rate seconds from now. */
+  take(): void {
     const interval = this.ratePerSecond > 0 ? 1000 / this.ratePerSecond : 0;
     this.nextAllowedAt = Date.now() + interval;
   }

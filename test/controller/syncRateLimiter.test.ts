@@ -7,7 +7,7 @@ test('the first sync is immediate; the next waits 1/rate seconds', () => {
   try {
     const limiter = new SyncRateLimiter(0.5);
     assert.equal(limiter.delay(), 0);
-    void limiter.acquire();
+    limiter.take();
     assert.equal(limiter.delay(), 2000);
     mock.timers.tick(1500);
     assert.equal(limiter.delay(), 500);
@@ -18,10 +18,12 @@ test('the first sync is immediate; the next waits 1/rate seconds', () => {
   }
 });
 
-test('acquire waits out the interval', async () => {
+test('ready() waits out the interval after a taken token, and not otherwise', async () => {
   const limiter = new SyncRateLimiter(20);
-  await limiter.acquire();
+  await limiter.ready();
+  assert.equal(limiter.delay(), 0, 'waiting takes no token');
+  limiter.take();
   const started = Date.now();
-  await limiter.acquire();
-  assert.ok(Date.now() - started >= 45, 'second acquire waited about 50 ms');
+  await limiter.ready();
+  assert.ok(Date.now() - started >= 45, 'ready() after take() waited about 50 ms');
 });

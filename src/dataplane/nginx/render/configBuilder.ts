@@ -2,6 +2,7 @@
 // nginx.conf text. Names are Portico's own identifiers, arguments are
 // `Argument`s (arguments.ts), so user data can only ever be a whole argument.
 import { Argument } from './arguments.js';
+import { LuaCall } from './luaCall.js';
 
 /** A directive (`name args;`) or a block (`name args { children }`). */
 export interface ConfigDirective {
@@ -10,6 +11,8 @@ export interface ConfigDirective {
   readonly args: readonly Argument[];
   /** Present for blocks. */
   readonly children?: readonly ConfigNode[];
+  /** Present for `*_by_lua_block`s: their body is Lua, not directives. */
+  readonly lua?: LuaCall;
 }
 
 /** A line of a `map` or `geo` block: `key value;`, where the key is data (may be quoted). */
@@ -39,6 +42,14 @@ export class ConfigBuilder {
     const inner = new ConfigBuilder();
     body(inner);
     this.#nodes.push({ kind: 'directive', name: checkedName(name), args: args.map(checkedArg), children: inner.nodes });
+    return this;
+  }
+
+  /** A `*_by_lua_block` whose body is one call into Portico's Lua modules. */
+  luaBlock(name: string, call: LuaCall): this {
+    if (!name.endsWith('_by_lua_block')) throw new Error(`not a Lua block directive: ${name}`);
+    if (!(call instanceof LuaCall)) throw new Error('Lua blocks take a LuaCall');
+    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: [], lua: call });
     return this;
   }
 
@@ -77,6 +88,10 @@ function writeNodes(nodes: readonly ConfigNode[], depth: number, lines: string[]
       return;
     }
     const head = [node.name, ...node.args.map((arg) => arg.token)].join(' ');
+    if (node.lua !== undefined) {
+      lines.push(`${indent}${head} {`, `${indent}${INDENT}${node.lua.code}`, `${indent}}`);
+      return;
+    }
     if (node.children === undefined) {
       lines.push(`${indent}${head};`);
       return;

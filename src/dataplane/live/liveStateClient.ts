@@ -1,0 +1,83 @@
+// Pushes live state to the Lua configuration endpoint on nginx's loopback
+// status server, retrying with backoff (--dynamic-configuration-retries), and
+// only the parts whose text changed since the last accepted push.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import type { Logger } from '../../log/logger.js';
+import { backoffDelay, type BackoffPolicy } from '../../sources/kubernetes/backoff.js';
+import type { LiveState } from './liveState.js';
+
+const PARTS = { backends: '/configuration/backends', certificates: '/configuration/certificates' } as const;
+
+export interface LiveStateClientOptions {
+  address: string;
+  port: number;
+  logger: Logger;
+  /** Attempts after the first, as ingress-nginx's --dynamic-configuration-retries. */
+  retries: number;
+  backoff?: BackoffPolicy;
+}
+
+export class LiveStateClient {
+  private readonly accepted: Partial<LiveState> = {};
+  /** Pushes that failed after every retry (for metrics and tests). */
+  failures = 0;
+
+  constructor(private readonly options: LiveStateClientOptions) {}
+
+  /** Sends the changed parts; rejects when a part is still refused after every retry. */
+  async push(state: LiveState): Promise<void> {
+    for (const part of Object.keys(PARTS) as (keyof LiveState)[]) {
+      if (this.accepted[part] === state[part]) continue;
+      await this.send(part, state[part]);
+      this.accepted[part] = state[part];
+    }
+  }
+
+  /** nginx lost its state (a restarted master): the next push sends everything. */
+  forget(): void {
+    delete this.accepted.backends;
+    delete this.accepted.certificates;
+  }
+
+  /** Whether nginx holds pushed backends (its shared memory survives reloads, not restarts). */
+  async initialized(timeoutMs = 2000): Promise<boolean> {
+    try {
+      const response = await request(this.url('/is-dynamic-lb-initialized'), { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      await response.body.dump();
+      return response.statusCode === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  private url(path: string): string {
+    return `http://${this.options.address}:${this.options.port}${path}`;
+  }
+
+  private async send(part: keyof LiveState, body: string): Promise<void> {
+    const backoff = this.options.backoff ?? { initialMs: 100, maxMs: 5000 };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await request(this.url(PARTS[part]), {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json' },
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        });
+        const answer = await response.body.text();
+        if (response.statusCode === 201) return;
+        throw new Error(`HTTP ${response.statusCode}: ${answer.slice(0, 200)}`);
+      } catch (error) {
+        if (attempt >= this.options.retries) {
+          this.failures++;
+          throw new Error(`pushing ${part} to nginx failed after ${attempt + 1} attempts: ${(error as Error).message}`);
+        }
+        const delay = backoffDelay(attempt + 1, backoff);
+        this.options.logger.warn({ part, attempt: attempt + 1, retryInMs: Math.round(delay), err: (error as Error).message }, 'live update refused; retrying');
+        await sleep(delay);
+      }
+    }
+  }
+}
