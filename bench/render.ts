@@ -19,9 +19,8 @@ import { parseArgs } from 'node:util';
 import { IngressAcceptance } from '../src/controller/ingressAcceptance.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
 import { testConfig } from '../src/dataplane/nginx/process/testConfig.js';
-import { certificateFilePath, createRenderContext, type RenderContext } from '../src/dataplane/nginx/render/renderContext.js';
+import { createRenderContext, type RenderContext } from '../src/dataplane/nginx/render/renderContext.js';
 import { renderNginxConf } from '../src/dataplane/nginx/render/renderNginxConf.js';
-import { writeCertificateFiles } from '../src/dataplane/tls/certificateFiles.js';
 import { ensureFakeCertificate } from '../src/dataplane/tls/fakeCertificate.js';
 import { parseIngressAnnotations } from '../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration, type ModelResult } from '../src/model/buildConfiguration.js';
@@ -172,7 +171,7 @@ async function measureFirstSync(
     confLines: state.conf.split('\n').length - 1,
     heapAfterBytes: heapUsed,
     rssAfterBytes: rss,
-    nginxTestMs: await timeNginxTest(layout, context, state),
+    nginxTestMs: await timeNginxTest(layout, state),
   };
 }
 
@@ -182,7 +181,8 @@ async function createBenchPrefix(): Promise<{ layout: PrefixLayout; context: Ren
   await createPrefixDirs(layout);
   const fakeCertificate = await ensureFakeCertificate(layout.certificateDir);
   const context = createRenderContext(layout.prefix, {
-    paths: { errorLog: layout.errorLog, accessLog: layout.accessLog, temp: layout.temp, certificateDir: layout.certificateDir, fakeCertificate },
+    luaDir: fileURLToPath(new URL('../lua/', import.meta.url)),
+    paths: { errorLog: layout.errorLog, accessLog: layout.accessLog, temp: layout.temp, fakeCertificate },
   });
   return { layout, context };
 }
@@ -191,7 +191,7 @@ async function createBenchPrefix(): Promise<{ layout: PrefixLayout; context: Ren
 function defaultAnnotations(): LocationAnnotations {
   const parsed = parseIngressAnnotations(undefined, { prefix: ANNOTATIONS_PREFIX, settings: DEFAULT_SETTINGS });
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
-  return parsed.value;
+  return parsed.value.location;
 }
 
 /** One store fill and one sync from scratch, each step timed. */
@@ -238,9 +238,8 @@ function timedSync(cluster: SyntheticCluster, context: RenderContext, defaults: 
   };
 }
 
-/** `nginx -t` as NginxProcess runs it before every reload, on the first sync's text and certificate files. */
-async function timeNginxTest(layout: PrefixLayout, context: RenderContext, state: SyncState): Promise<number> {
-  await writeCertificateFiles(state.result.configuration.certificates, (id) => certificateFilePath(context, id));
+/** `nginx -t` as NginxProcess runs it before every reload, on the first sync's text. */
+async function timeNginxTest(layout: PrefixLayout, state: SyncState): Promise<number> {
   await writeFile(layout.candidateConfigFile, state.conf, { mode: 0o600 });
   const started = performance.now();
   const tested = await testConfig(NGINX_BINARY, layout, layout.candidateConfigFile, NGINX_TEST_TIMEOUT_MS);

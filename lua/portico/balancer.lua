@@ -3,12 +3,19 @@
 --   init_by_lua:      require("portico.balancer").init({ status_port = N })
 --   rewrite_by_lua:   require("portico.balancer").rewrite()   (after `set $proxy_upstream_name`)
 --   balancer_by_lua:  require("portico.balancer").balance()   (upstream upstream_balancer)
+--   log_by_lua:       require("portico.balancer").log()       (ewma's latency feedback)
 --
 -- Per request the only shared state touched is one shdict get of a number
--- (backends_version); the JSON is decoded once per worker per push.
+-- (backends_version), plus ewma's scores for ewma backends; the JSON is
+-- decoded once per worker per push.
 local ngx_balancer = require("ngx.balancer")
 local state = require("portico.state")
 local backends = require("portico.backends")
+local round_robin = require("portico.balancer.round_robin")
+local ewma = require("portico.balancer.ewma")
+local chash = require("portico.balancer.chash")
+local chashsubset = require("portico.balancer.chashsubset")
+local sticky = require("portico.balancer.sticky")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -23,7 +30,10 @@ local error = error
 local string_find = string.find
 local string_lower = string.lower
 local string_gsub = string.gsub
+local math_random = math.random
 local math_randomseed = math.randomseed
+local pcall = pcall
+local ngx_re_find = ngx.re.find
 
 local _M = {}
 
@@ -31,11 +41,13 @@ local DOCUMENT = "backends"
 local VERSION_KEY = state.version_key(DOCUMENT)
 local DEFAULT_ALGORITHM = "round_robin"
 
--- One balancer implementation per load-balance algorithm; each has
--- new(backend), sync(backend), balance() -> peer. Affinity, hash-by and
--- canary will choose among more of them in implementation_for().
-local IMPLEMENTATIONS = {
-  round_robin = require("portico.balancer.round_robin"),
+-- The values of `loadBalance`. Each implementation has a name, settings(backend)
+-- (a string: a change recreates the object), new(backend), sync(backend)
+-- (new endpoints, same settings), balance(tried) -> peer, and optionally
+-- is_affinitized() (sticky: canary routing) and after_balance() (ewma: log phase).
+local LOAD_BALANCE = {
+  round_robin = round_robin,
+  ewma = ewma,
 }
 
 local dict = state.dict
@@ -45,6 +57,7 @@ local status_port = 10246 -- ingress-nginx's default; init() sets the real one
 local synced_version = nil
 local balancers = {}      -- backend name -> balancer object
 local synced_endpoints = {} -- backend name -> the peers its balancer was last given
+local canaries = {}       -- primary backend name -> its prepared canary policy
 local seeded = false
 
 function _M.init(options)
@@ -80,10 +93,12 @@ local function usable_peers(backend)
       ngx_log(ERR, "backend ", backend.name, ": refusing endpoint ", address, ":", port,
         ", the status server (configuration endpoint) must never be proxied to")
     else
+      local host = string_find(bare, ":", 1, true) and "[" .. bare .. "]" or bare
       peers[#peers + 1] = {
         address = bare,
         port = port,
-        host = string_find(bare, ":", 1, true) and "[" .. bare .. "]" or bare,
+        host = host,
+        key = host .. ":" .. port, -- identity for hashing, scores and sticky keys
       }
     end
   end
@@ -102,19 +117,62 @@ local function same_peers(a, b)
   return true
 end
 
+-- ingress-nginx's get_implementation(): cookie affinity wins, then
+-- upstream-hash-by, then load-balance.
 local function implementation_for(backend)
+  if backend.affinity ~= nil then
+    return backend.affinity.mode == "persistent" and sticky.persistent or sticky.balanced
+  end
+  if backend.hashBy ~= nil then
+    return backend.hashBySubset and chashsubset or chash
+  end
   local algorithm = backend.loadBalance or DEFAULT_ALGORITHM
-  local implementation = IMPLEMENTATIONS[algorithm]
+  local implementation = LOAD_BALANCE[algorithm]
   if implementation == nil then
     ngx_log(WARN, "backend ", backend.name, ": load balancing \"", algorithm,
       "\" is not implemented, using ", DEFAULT_ALGORITHM)
-    implementation = IMPLEMENTATIONS[DEFAULT_ALGORITHM]
+    implementation = round_robin
+  elseif implementation == ewma and not ewma.available then
+    ngx_log(ERR, "backend ", backend.name, ": ewma needs `lua_shared_dict ", ewma.DICT_NAME,
+      " 10m;` in nginx.conf, using ", DEFAULT_ALGORITHM)
+    implementation = round_robin
   end
   return implementation
 end
 
+-- The canary policy as rewrite() reads it: variable names computed once per push.
+local function prepare_canary(backend)
+  local canary = backend.canary
+  if canary == nil then
+    return nil
+  end
+  local policy = {
+    backend = canary.backend,
+    weight = canary.weight,
+    weight_total = canary.weightTotal,
+    header_value = canary.headerValue,
+    header_pattern = canary.headerPattern,
+  }
+  if canary.header ~= nil then
+    policy.header_var = "http_" .. string_gsub(string_lower(canary.header), "-", "_")
+  end
+  if canary.cookie ~= nil then
+    policy.cookie_var = "cookie_" .. canary.cookie
+  end
+  if policy.header_pattern ~= nil then
+    local _, _, err = ngx_re_find("", policy.header_pattern, "jo")
+    if err ~= nil then
+      -- logged once per worker per push; requests carrying the header then stay on the primary, as in ingress-nginx
+      ngx_log(ERR, "backend ", backend.name, ": canary headerPattern \"", policy.header_pattern,
+        "\" is not a valid regular expression: ", err)
+      policy.header_pattern_invalid = true
+    end
+  end
+  return policy
+end
+
 local function rebuild(list)
-  local new_balancers, new_endpoints = {}, {}
+  local new_balancers, new_endpoints, new_canaries = {}, {}, {}
   for _, backend in ipairs(list) do
     local name = backend.name
     local peers = usable_peers(backend)
@@ -122,21 +180,23 @@ local function rebuild(list)
     if #peers > 0 then
       local implementation = implementation_for(backend)
       local balancer = balancers[name]
-      local prepared = { name = name, endpoints = peers, loadBalance = backend.loadBalance }
+      backend.endpoints = peers -- the document was decoded for this rebuild: ours to change
       local given = synced_endpoints[name]
-      if balancer == nil or balancer.algorithm ~= implementation.name then
-        balancer = implementation.new(prepared)
+      if balancer == nil or balancer.algorithm ~= implementation.name
+          or balancer.settings ~= implementation.settings(backend) then
+        balancer = implementation.new(backend)
         given = peers
       elseif not same_peers(given, peers) then
-        balancer:sync(prepared)
+        balancer:sync(backend)
         given = peers
       end
-      -- same endpoints: the balancer keeps its state (position, later scores)
+      -- same endpoints: the balancer keeps its state (position, ring)
       new_balancers[name] = balancer
       new_endpoints[name] = given
+      new_canaries[name] = prepare_canary(backend)
     end
   end
-  balancers, synced_endpoints = new_balancers, new_endpoints
+  balancers, synced_endpoints, canaries = new_balancers, new_endpoints, new_canaries
 end
 
 local function sync_backends()
@@ -155,7 +215,7 @@ local function sync_backends()
     if body_version == nil and version ~= nil and version > 0 then
       return -- raced a push; the next request reads it
     end
-    balancers, synced_endpoints = {}, {}
+    balancers, synced_endpoints, canaries = {}, {}, {}
     synced_version = version
     return
   end
@@ -169,11 +229,86 @@ local function sync_backends()
   synced_version = body_version
 end
 
+local function affinitized(balancer)
+  return balancer.is_affinitized ~= nil and balancer:is_affinitized()
+end
+
+-- ingress-nginx's route_to_alternative_balancer(), in its order: the canary's
+-- balancer, or nil to stay on the primary.
+local function canary_balancer(primary, policy)
+  if affinitized(primary) then
+    return nil -- a session on the primary stays there
+  end
+  local canary = balancers[policy.backend]
+  if canary == nil then
+    return nil -- not pushed, or no usable endpoint
+  end
+  if affinitized(canary) then
+    return canary
+  end
+  local header_var = policy.header_var
+  if header_var ~= nil then
+    local value = ngx_var[header_var]
+    if value ~= nil then
+      if policy.header_value ~= nil then
+        if value == policy.header_value then
+          return canary
+        end
+      elseif policy.header_pattern ~= nil then
+        if policy.header_pattern_invalid then
+          return nil
+        end
+        if ngx_re_find(value, policy.header_pattern, "jo") then
+          return canary
+        end
+      elseif value == "always" then
+        return canary
+      elseif value == "never" then
+        return nil
+      end
+    end
+  end
+  local cookie_var = policy.cookie_var
+  if cookie_var ~= nil then
+    local value = ngx_var[cookie_var]
+    if value == "always" then
+      return canary
+    elseif value == "never" then
+      return nil
+    end
+  end
+  local weight = policy.weight
+  if weight > 0 and math_random(policy.weight_total) <= weight then
+    return canary
+  end
+  return nil
+end
+
+local function set_alternative_upstream_name(name)
+  ngx_var.proxy_alternative_upstream_name = name
+end
+local warned_alternative = false
+
 function _M.rewrite()
   sync_backends()
-  local balancer = balancers[ngx_var.proxy_upstream_name]
+  local name = ngx_var.proxy_upstream_name
+  local balancer = balancers[name]
   if balancer == nil then
     return ngx_exit(503) -- unknown backend, or none of its endpoints is usable
+  end
+  local policy = canaries[name]
+  if policy ~= nil then
+    local canary = canary_balancer(balancer, policy)
+    if canary ~= nil then
+      balancer = canary
+      -- For logs. Writing a variable no `set` declares raises an error: routing must not depend on it.
+      local ok, err = pcall(set_alternative_upstream_name, policy.backend)
+      if not ok and not warned_alternative then
+        warned_alternative = true
+        ngx_log(WARN, "cannot set $proxy_alternative_upstream_name (nginx.conf needs `set ",
+          "$proxy_alternative_upstream_name \"\";`): ", err)
+      end
+    end
   end
   local ctx = ngx.ctx
   ctx.portico_balancer = balancer
@@ -185,21 +320,15 @@ end
 -- proxy_next_upstream_timeout, by default forever: stop granting here.
 local MAX_ATTEMPTS = 16
 
--- A retry goes to a peer this request has not tried, if any: k+1 picks in a
--- row of a round robin cannot all be among k tried peers.
-local function retry_peer(ctx, balancer, attempts)
+-- A retry: each algorithm prefers a peer this request has not tried (sticky
+-- without changeOnFailure keeps the client's own).
+local function retry_peer(ctx, balancer)
   local tried = ctx.portico_tried
   if tried == nil then
     tried = { [ctx.portico_peer] = true }
     ctx.portico_tried = tried
   end
-  local peer
-  for _ = 1, attempts do
-    peer = balancer:balance()
-    if not tried[peer] then
-      break
-    end
-  end
+  local peer = balancer:balance(tried)
   tried[peer] = true
   return peer
 end
@@ -216,7 +345,7 @@ function _M.balance()
   ctx.portico_attempts = attempts
   local peer = ctx.portico_peer
   if ngx_balancer.get_last_failure() ~= nil then -- a proxy_next_upstream retry
-    peer = retry_peer(ctx, balancer, attempts)
+    peer = retry_peer(ctx, balancer)
     ctx.portico_peer = peer
   end
   -- One more try per attempt, as ingress-nginx: the location's
@@ -232,6 +361,14 @@ function _M.balance()
     ngx_log(ERR, "backend upstream \"", tostring(ngx_var.proxy_upstream_name), "\": cannot use peer ",
       peer.host, ":", peer.port, ": ", err)
     return ngx_exit(ngx.ERROR)
+  end
+end
+
+-- log_by_lua: lets the request's balancer learn from it (ewma latencies).
+function _M.log()
+  local balancer = ngx.ctx.portico_balancer
+  if balancer ~= nil and balancer.after_balance ~= nil then
+    balancer:after_balance()
   end
 end
 

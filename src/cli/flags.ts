@@ -133,7 +133,7 @@ export const FLAG_DEFINITIONS = [
     description: 'URL path of the health check endpoint.' },
   { name: 'health-check-timeout', kind: 'int', default: 10, implemented: true,
     description: 'Seconds a health check probe of nginx may take.' },
-  { name: 'dynamic-configuration-retries', kind: 'int', default: 15, implemented: false,
+  { name: 'dynamic-configuration-retries', kind: 'int', default: 15, implemented: true,
     description: 'Attempts to push a dynamic configuration to nginx before the sync fails.' },
   { name: 'sync-rate-limit', kind: 'float', default: 0.3, implemented: true,
     description: 'Maximum full configuration syncs per second.' },

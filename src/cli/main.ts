@@ -84,6 +84,7 @@ async function run(argv: readonly string[]): Promise<number> {
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
     ports: { http: flags.httpPort, https: flags.httpsPort, defaultServer: flags.defaultServerPort, status: flags.statusPort },
+    liveUpdateRetries: flags.dynamicConfigurationRetries,
   });
   const syncLoop = new SyncLoop({
     store,

@@ -134,7 +134,7 @@ export class SyncLoop {
     if (!this.defaults) {
       const parsed = parseIngressAnnotations(undefined, { prefix: this.options.annotationsPrefix, settings });
       if (!parsed.ok) throw new Error(`default annotations do not parse: ${parsed.errors.join('; ')}`);
-      this.defaults = parsed.value;
+      this.defaults = parsed.value.location;
     }
     return this.defaults;
   }

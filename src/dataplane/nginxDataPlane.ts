@@ -1,17 +1,26 @@
-// The data plane as the controller sees it: a Configuration goes in; the
-// certificates land on disk, the text is rendered, and nginx is reloaded only
-// when the text changed. Knows nginx, not Kubernetes.
+// The data plane as the controller sees it: a Configuration goes in. Its
+// structure is rendered to nginx.conf, which is reloaded only when the text
+// changed; endpoints and certificates are pushed to nginx's Lua live, so they
+// never cause a reload. Knows nginx, not Kubernetes.
+import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
 import type { Configuration } from '../model/types.js';
 import type { ApplyResult, DataPlane } from './dataPlane.js';
+import { liveStateOf, type LiveState } from './live/liveState.js';
+import { LiveStateClient } from './live/liveStateClient.js';
 import { NginxProcess } from './nginx/nginxProcess.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
-import { certificateFilePath, createRenderContext, STATUS_ADDRESS, type ListenPorts, type RenderContext } from './nginx/render/renderContext.js';
+import { createRenderContext, STATUS_ADDRESS, type ListenPorts, type RenderContext } from './nginx/render/renderContext.js';
 import { renderNginxConf } from './nginx/render/renderNginxConf.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
-import { removeUnusedCertificateFiles, writeCertificateFiles } from './tls/certificateFiles.js';
 import { ensureFakeCertificate } from './tls/fakeCertificate.js';
+
+/** Portico's Lua modules, beside src/ and dist/ alike. */
+const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
+
+/** How often nginx is asked whether it still holds the live state (a restarted master has lost it). */
+const LIVE_STATE_CHECK_MS = 1000;
 
 export interface NginxDataPlaneOptions {
   /** The directory Portico's nginx runs in. */
@@ -23,58 +32,51 @@ export interface NginxDataPlaneOptions {
   /** Where access logs go (default: the prefix's logs/access.log). */
   accessLog?: string;
   nginxBinary?: string;
+  /** `--dynamic-configuration-retries`. */
+  liveUpdateRetries?: number;
 }
 
 export class NginxDataPlane implements DataPlane {
   readonly nginx: NginxProcess;
+  readonly live: LiveStateClient;
   private context: RenderContext | undefined;
+  /** The live state nginx should hold (re-sent after a master restart). */
+  private wanted: LiveState | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private checking = false;
 
   constructor(private readonly options: NginxDataPlaneOptions) {
     this.nginx = new NginxProcess({ prefix: options.prefix, logger: options.logger.child({ component: 'nginx' }), binary: options.nginxBinary });
-  }
-
-  /** Starts nginx with its first configuration. */
-  private async start(configuration: Configuration): Promise<void> {
-    const layout = this.nginx.layout;
-    await createPrefixDirs(layout);
-    const fakeCertificate = await ensureFakeCertificate(layout.certificateDir);
-    this.context = createRenderContext(layout.prefix, {
-      ports: this.options.ports,
-      listenAddresses: this.options.listenAddresses,
-      paths: {
-        errorLog: layout.errorLog,
-        accessLog: this.options.accessLog ?? layout.accessLog,
-        temp: layout.temp,
-        certificateDir: layout.certificateDir,
-        fakeCertificate,
-      },
+    this.live = new LiveStateClient({
+      address: STATUS_ADDRESS,
+      port: options.ports.status,
+      logger: options.logger.child({ component: 'live-state' }),
+      retries: options.liveUpdateRetries ?? 15,
     });
-    try {
-      await this.nginx.start(await this.prepare(configuration));
-    } catch (error) {
-      this.context = undefined; // the next apply tries a start again
-      throw error;
-    }
-    await this.removeUnusedCertificates(configuration);
   }
 
-  /** The first configuration starts nginx; later ones reload it when the text changed. */
+  /**
+   * The first configuration starts nginx; later ones push the live state and
+   * reload only when the rendered text changed. Live state goes first, so new
+   * locations find their backends the moment they exist.
+   */
   async apply(configuration: Configuration): Promise<ApplyResult> {
+    const resolved = await resolveExternalNames(configuration);
+    this.wanted = liveStateOf(resolved);
     if (!this.context) {
-      await this.start(configuration);
+      await this.start(resolved);
       return { outcome: 'reloaded' };
     }
-    const result = await this.nginx.apply(await this.prepare(configuration));
-    // Files of replaced certificates go once nginx runs a configuration without them.
-    if (result.outcome !== 'rejected') await this.removeUnusedCertificates(configuration);
-    return result;
+    await this.live.push(this.wanted);
+    return this.nginx.apply(renderNginxConf(resolved, this.context));
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.watchdog);
     await this.nginx.stop();
   }
 
-  /** nginx answers on its status port (ingress-nginx's health check of the data plane). */
+  /** nginx answers on its status port and holds the live state (ingress-nginx's health check of the data plane). */
   async healthy(timeoutMs: number): Promise<boolean> {
     if (!this.nginx.running || !this.context) return false;
     try {
@@ -83,28 +85,46 @@ export class NginxDataPlane implements DataPlane {
         bodyTimeout: timeoutMs,
       });
       await response.body.dump();
-      return response.statusCode === 200;
+      return response.statusCode === 200 && (await this.live.initialized(timeoutMs));
     } catch {
       return false;
     }
   }
 
-  /** Renders the text nginx will load, after writing the certificate files it names. */
-  private async prepare(configuration: Configuration): Promise<string> {
-    const context = this.requireContext();
-    const resolved = await resolveExternalNames(configuration);
-    await writeCertificateFiles(resolved.certificates, (id) => certificateFilePath(context, id));
-    return renderNginxConf(resolved, context);
+  private async start(configuration: Configuration): Promise<void> {
+    const layout = this.nginx.layout;
+    await createPrefixDirs(layout);
+    const context = createRenderContext(layout.prefix, {
+      ports: this.options.ports,
+      listenAddresses: this.options.listenAddresses,
+      luaDir: LUA_DIR,
+      paths: {
+        errorLog: layout.errorLog,
+        accessLog: this.options.accessLog ?? layout.accessLog,
+        temp: layout.temp,
+        fakeCertificate: await ensureFakeCertificate(layout.certificateDir),
+      },
+    });
+    await this.nginx.start(renderNginxConf(configuration, context));
+    this.context = context;
+    await this.live.push(liveStateOf(configuration));
+    this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
+    this.watchdog.unref();
   }
 
-  private async removeUnusedCertificates(configuration: Configuration): Promise<void> {
-    const context = this.requireContext();
-    const inUse = [context.paths.fakeCertificate, ...configuration.certificates.map((c) => certificateFilePath(context, c.id))];
-    await removeUnusedCertificateFiles(context.paths.certificateDir, inUse);
-  }
-
-  private requireContext(): RenderContext {
-    if (!this.context) throw new Error('the data plane is not started');
-    return this.context;
+  /** A restarted nginx master starts with empty shared memory: push everything again. */
+  private async restoreLiveState(): Promise<void> {
+    if (this.checking || !this.wanted || !this.nginx.running) return;
+    this.checking = true;
+    try {
+      if (await this.live.initialized()) return;
+      this.options.logger.warn('nginx lost its live state (restarted?); pushing it again');
+      this.live.forget();
+      await this.live.push(this.wanted);
+    } catch (error) {
+      this.options.logger.error({ err: (error as Error).message }, 'restoring the live state failed');
+    } finally {
+      this.checking = false;
+    }
   }
 }

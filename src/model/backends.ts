@@ -1,6 +1,6 @@
 // Backends (nginx upstreams) from Services and their EndpointSlices.
 import type { EndpointSlice, Service } from '../kube/objects.js';
-import type { Backend, Endpoint } from './types.js';
+import type { Backend, Balancing, Endpoint } from './types.js';
 
 export interface ServiceReference {
   namespace: string;
@@ -53,10 +53,13 @@ export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup
   return [...unique.values()].sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
 }
 
-export function buildBackend(ref: ServiceReference, lookup: ServiceLookup): Backend {
+/** A backend without a canary; who sets its balancing is the caller's rule. */
+export function buildBackend(ref: ServiceReference, lookup: ServiceLookup, balancing: Balancing): Backend {
   return {
     name: backendName(ref),
     service: { namespace: ref.namespace, name: ref.name, port: ref.port },
     endpoints: endpointsForService(ref, lookup),
+    balancing,
+    canary: undefined,
   };
 }

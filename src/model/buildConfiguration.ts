@@ -1,19 +1,31 @@
 // The model: a pure function from the accepted Ingresses, the objects they
 // name and the settings to the desired configuration. Ingress v1 semantics
 // where the spec speaks; ingress-nginx's merge rules where it is silent
-// (oldest Ingress wins, host-wide regex mode, per-host default backends).
+// (oldest Ingress wins, host-wide regex mode, per-host default backends,
+// canaries merged into their primaries' backends).
 import type { Ingress, Secret } from '../kube/objects.js';
-import { buildBackend, type ServiceLookup, type ServiceReference } from './backends.js';
+import type { ServiceLookup } from './backends.js';
+import { BackendTable, type BalancingClaim } from './backendTable.js';
+import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
+import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
-import type { Backend, Certificate, Configuration, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
+import type {
+  Certificate,
+  Configuration,
+  IngressAnnotations,
+  IngressProblem,
+  IngressRef,
+  LocationAnnotations,
+  Server,
+} from './types.js';
 
 /** An Ingress version whose annotations and paths passed validation. */
 export interface AcceptedIngress {
   ingress: Ingress;
-  annotations: LocationAnnotations;
+  annotations: IngressAnnotations;
 }
 
 export interface ModelInput {
@@ -37,8 +49,6 @@ export interface ModelResult {
   warnings: string[];
 }
 
-export const CATCH_ALL = '_';
-
 interface DraftServer {
   hostname: string;
   locations: DraftLocation[];
@@ -49,14 +59,9 @@ interface DraftServer {
 export function buildConfiguration(input: ModelInput): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
-  const backends = new Map<string, Backend>();
-  const backendFor = (ref: ServiceReference): string => {
-    const backend = buildBackend(ref, input.lookup);
-    backends.set(backend.name, backend);
-    return backend.name;
-  };
+  const backends = new BackendTable(input.lookup, { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined });
 
-  const defaultBackend = defaultBackendOf(input, backendFor, warnings);
+  const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();
   const serverFor = (hostname: string, rootBackend: string | undefined, ingress: IngressRef | undefined): DraftServer => {
     let server = servers.get(hostname);
@@ -69,15 +74,20 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   serverFor(CATCH_ALL, defaultBackend, undefined);
 
   const ordered = [...input.ingresses].sort((a, b) => compareIngressAge(a.ingress, b.ingress));
+  const canaries: CanaryIngress[] = [];
   let catchAllClaimed = false;
-  for (const { ingress, annotations } of ordered) {
+  for (const [rank, accepted] of ordered.entries()) {
+    const { ingress, annotations } = accepted;
+    if (annotations.canary) {
+      canaries.push({ accepted, policy: annotations.canary, rank });
+      continue;
+    }
     const ref = ingressRef(ingress);
-    const spec = ingress.spec ?? {};
-    const ownDefault = spec.defaultBackend?.service
-      ? backendFor(serviceRef(ref.namespace, spec.defaultBackend.service))
+    const claim: BalancingClaim = { rank, ingress: ref, balancing: annotations.balancing };
+    const ownDefault = ingress.spec?.defaultBackend?.service
+      ? backends.add(serviceRef(ref.namespace, ingress.spec.defaultBackend.service), claim)
       : undefined;
-    const rules = spec.rules ?? [];
-    if (rules.length === 0 && ownDefault !== undefined) {
+    if ((ingress.spec?.rules ?? []).length === 0 && ownDefault !== undefined) {
       // A catch-all Ingress: the oldest one answers every unmatched host.
       if (catchAllClaimed) {
         problems.push(problem(ref, 'info', 'CatchAllIgnored', 'an older Ingress already provides the catch-all default backend'));
@@ -86,24 +96,25 @@ export function buildConfiguration(input: ModelInput): ModelResult {
         servers.get(CATCH_ALL)!.locations[0] = generatedRoot(ownDefault, ref, input.defaultAnnotations);
       }
     }
-    for (const rule of rules) {
-      const server = serverFor(rule.host || CATCH_ALL, ownDefault ?? defaultBackend, ref);
-      for (const path of rule.http?.paths ?? []) {
-        if (!path.backend.service) continue;
-        server.locations.push({
-          path: path.path || '/',
-          type: path.pathType === 'Exact' ? 'Exact' : path.pathType === 'Prefix' ? 'Prefix' : 'ImplementationSpecific',
-          backend: backendFor(serviceRef(ref.namespace, path.backend.service)),
-          ingress: ref,
-          annotations,
-          generated: false,
-        });
-      }
+    const rootBackend = ownDefault ?? defaultBackend;
+    // A rule host gets its server even when none of its paths routes to a Service.
+    for (const rule of ingress.spec?.rules ?? []) serverFor(ruleHost(rule), rootBackend, ref);
+    for (const rulePath of rulePaths(ingress)) {
+      serverFor(rulePath.host, rootBackend, ref).locations.push({
+        path: rulePath.path,
+        type: rulePath.type,
+        backend: backends.add(rulePath.service, claim),
+        ingress: ref,
+        annotations: annotations.location,
+        generated: false,
+      });
     }
   }
+  // After every primary location exists, so that a canary finds its primary whatever their ages.
+  mergeCanaries(canaries, (host) => servers.get(host)?.locations ?? [], backends, problems);
   // After every server exists: the oldest Ingress with spec.tls for a host supplies its certificate.
-  for (const { ingress } of ordered) {
-    if ((ingress.spec?.tls ?? []).length === 0) continue;
+  for (const { ingress, annotations } of ordered) {
+    if ((ingress.spec?.tls ?? []).length === 0 || annotations.canary) continue;
     for (const rule of ingress.spec?.rules ?? []) {
       const server = rule.host ? servers.get(rule.host) : undefined;
       if (server && !server.tls) server.tls = { secretName: tlsSecretFor(server.hostname, ingress, input.lookup), ingress: ingressRef(ingress) };
@@ -124,7 +135,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   return {
     configuration: {
       servers: finished,
-      backends: [...backends.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      backends: backends.finish(problems),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       defaultCertificate,
       defaultBackend,
@@ -156,14 +167,6 @@ function tlsSecretFor(host: string, ingress: Ingress, lookup: ModelInput['lookup
   return '';
 }
 
-function ingressRef(ingress: Ingress): IngressRef {
-  return { namespace: ingress.metadata?.namespace ?? '', name: ingress.metadata?.name ?? '' };
-}
-
-function serviceRef(namespace: string, service: { name: string; port?: { number?: number; name?: string } }): ServiceReference {
-  return { namespace, name: service.name, port: service.port?.number ?? service.port?.name ?? '' };
-}
-
 function generatedRoot(backend: string | undefined, ingress: IngressRef | undefined, annotations: LocationAnnotations): DraftLocation {
   return { path: '/', type: 'Prefix', backend, ingress, annotations, generated: true };
 }
@@ -173,7 +176,7 @@ function problem(ingress: IngressRef, severity: IngressProblem['severity'], reas
 }
 
 /** `--default-backend-service`: its first port answers requests no rule matches. */
-function defaultBackendOf(input: ModelInput, backendFor: (ref: ServiceReference) => string, warnings: string[]): string | undefined {
+function defaultBackendOf(input: ModelInput, backends: BackendTable, warnings: string[]): string | undefined {
   const key = input.defaultBackendService;
   if (!key) return undefined;
   const [namespace = '', name = ''] = key.split('/');
@@ -182,7 +185,7 @@ function defaultBackendOf(input: ModelInput, backendFor: (ref: ServiceReference)
     warnings.push(`default backend service ${key} not found or has no ports; unmatched requests get 404`);
     return undefined;
   }
-  return backendFor({ namespace, name, port });
+  return backends.add({ namespace, name, port });
 }
 
 function defaultCertificateOf(input: ModelInput, certificates: Map<string, Certificate>, warnings: string[]): string | undefined {

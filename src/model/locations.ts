@@ -1,5 +1,6 @@
 // A server's locations, in the form and order nginx needs, with
 // ingress-nginx's host-wide regex mode and oldest-wins conflict rule.
+import { sameIngress } from './ingressRules.js';
 import type { IngressProblem, IngressRef, Location, LocationAnnotations } from './types.js';
 
 /** A path as collected from the Ingresses, before the host's mode is known. */
@@ -33,6 +34,29 @@ export function normalizePrefix(path: string): string {
   return trimmed === '' ? '/' : trimmed;
 }
 
+type Placement = Pick<Location, 'path' | 'match'>;
+
+/** Where a draft lands on its host once the host's mode is known. */
+function placement(draft: Pick<DraftLocation, 'path' | 'type'>, regex: boolean): Placement {
+  if (regex) return { path: draft.path, match: 'regex' };
+  return draft.type === 'Exact' ? { path: draft.path, match: 'exact' } : { path: normalizePrefix(draft.path), match: 'prefix' };
+}
+
+/** Drafts with the same key compete for one location. */
+function placementKey({ path, match }: Placement): string {
+  return `${match} ${path}`;
+}
+
+/**
+ * The draft whose location a rule path would share on the host: the oldest
+ * draft from a rule at the same placement, which finalizeLocations keeps.
+ */
+export function ruleDraftAt(drafts: readonly DraftLocation[], rulePath: Pick<DraftLocation, 'path' | 'type'>): DraftLocation | undefined {
+  const regex = isRegexHost(drafts);
+  const wanted = placementKey(placement(rulePath, regex));
+  return drafts.find((draft) => !draft.generated && placementKey(placement(draft, regex)) === wanted);
+}
+
 /**
  * Drafts come oldest Ingress first; the first location for a path (and match)
  * wins and later ones are reported. Regex locations are first-match in nginx,
@@ -45,8 +69,7 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
   const generated: Location[] = [];
   for (const draft of drafts) {
     const location: Location = {
-      path: regex ? draft.path : draft.type === 'Exact' ? draft.path : normalizePrefix(draft.path),
-      match: regex ? 'regex' : draft.type === 'Exact' ? 'exact' : 'prefix',
+      ...placement(draft, regex),
       backend: draft.backend,
       ingress: draft.ingress,
       annotations: draft.annotations,
@@ -55,7 +78,7 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
       generated.push(location);
       continue;
     }
-    const key = `${location.match} ${location.path}`;
+    const key = placementKey(location);
     const owner = chosen.get(key);
     if (owner) {
       if (draft.ingress && !sameIngress(owner.ingress, draft.ingress)) {
@@ -71,7 +94,7 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
     chosen.set(key, location);
   }
   for (const location of generated) {
-    const key = `${location.match} ${location.path}`;
+    const key = placementKey(location);
     if (!chosen.has(key)) chosen.set(key, location);
   }
   const locations = [...chosen.values()];
@@ -110,10 +133,6 @@ function longestPrefixMatch(locations: readonly Location[], path: string): Locat
     if (matches && (!best || location.path.length > best.path.length)) best = location;
   }
   return best;
-}
-
-function sameIngress(a: IngressRef | undefined, b: IngressRef): boolean {
-  return a?.namespace === b.namespace && a.name === b.name;
 }
 
 function compareRegex(a: Location, b: Location): number {

@@ -43,6 +43,92 @@ export interface LocationAnnotations {
   };
 }
 
+/**
+ * An Ingress's annotations, split by where they take effect. Only `location`
+ * reaches nginx.conf; the others are live state (pushed to the Lua balancer
+ * without a reload), so they live on Backends, never on Locations.
+ */
+export interface IngressAnnotations {
+  location: LocationAnnotations;
+  /** For every backend the Ingress routes to, unless an older Ingress routes to it too. */
+  balancing: Balancing;
+  /** Set when the Ingress is a canary (`canary: "true"`): it then has no locations of its own. */
+  canary: CanaryPolicy | undefined;
+}
+
+/** `load-balance`: the algorithms Portico's Lua balancer implements. */
+export type LoadBalanceAlgorithm = 'round_robin' | 'ewma';
+
+/**
+ * How a backend's balancer picks an endpoint. The Lua balancer applies the
+ * first that is set, as ingress-nginx: affinity, then hashBy, then algorithm.
+ */
+export interface Balancing {
+  /** `load-balance`, else the ConfigMap's. */
+  algorithm: LoadBalanceAlgorithm;
+  hashBy: ConsistentHash | undefined;
+  affinity: SessionAffinity | undefined;
+}
+
+/** `upstream-hash-by`: consistent hashing of a per-request key. */
+export interface ConsistentHash {
+  /** An nginx variable expression, such as `$request_uri` or `${cookie_user}-x`. */
+  key: string;
+  /** `upstream-hash-by-subset`: hash to a group of endpoints, then pick one of them at random. */
+  subset: boolean;
+  /** `upstream-hash-by-subset-size`: endpoints per group. */
+  subsetSize: number;
+}
+
+/** `affinity: cookie`: a cookie pins a client to an endpoint. */
+export interface SessionAffinity {
+  /** `affinity-mode`: balanced moves some sessions when endpoints change; persistent never does. */
+  mode: 'balanced' | 'persistent';
+  cookie: SessionCookie;
+}
+
+/** The `session-cookie-*` annotations. */
+export interface SessionCookie {
+  name: string;
+  /** undefined: the path of the location that set it, as ingress-nginx. */
+  path: string | undefined;
+  domain: string | undefined;
+  /** Seconds. */
+  maxAge: number | undefined;
+  /** Seconds from the time the cookie is set (for clients without Max-Age). */
+  expires: number | undefined;
+  /** Secure even on plain-HTTP requests. */
+  secure: boolean;
+  sameSite: 'None' | 'Lax' | 'Strict' | undefined;
+  /** Omit `SameSite=None` for clients known to mishandle it. */
+  conditionalSameSiteNone: boolean;
+  /** A new endpoint (and cookie) after the pinned one fails. */
+  changeOnFailure: boolean;
+}
+
+/**
+ * Which requests a canary takes from its primary backend, checked in this
+ * order: the header, the cookie, then the weight.
+ */
+export interface CanaryPolicy {
+  /** `canary-weight` out of `canary-weight-total`: the share of the remaining requests. */
+  weight: number;
+  weightTotal: number;
+  /** `canary-by-header`: `always` or `never` in this request header decides, unless a value or pattern is set. */
+  header: string | undefined;
+  /** `canary-by-header-value`: the header value that sends a request to the canary. */
+  headerValue: string | undefined;
+  /** `canary-by-header-pattern`: a regular expression header values are matched against instead. */
+  headerPattern: string | undefined;
+  /** `canary-by-cookie`: `always` or `never` in this cookie decides. */
+  cookie: string | undefined;
+}
+
+/** A primary backend's canary: another backend and the policy that sends requests to it. */
+export interface Canary extends CanaryPolicy {
+  backend: string;
+}
+
 export interface IngressRef {
   namespace: string;
   name: string;
@@ -80,6 +166,10 @@ export interface Backend {
   service: { namespace: string; name: string; port: string | number };
   /** Ready endpoints, sorted; empty means 503. */
   endpoints: Endpoint[];
+  /** From the oldest Ingress routing to the backend; live state, not rendered. */
+  balancing: Balancing;
+  /** Live state, not rendered. */
+  canary: Canary | undefined;
 }
 
 export interface Certificate {

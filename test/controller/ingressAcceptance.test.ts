@@ -16,7 +16,7 @@ function version(resourceVersion: string, annotations: Record<string, string>, p
 test('an invalid new version is refused and the last good one keeps serving', () => {
   const acceptance = new IngressAcceptance(prefix);
   const good = version('1', { [`${prefix}/proxy-body-size`]: '8m' });
-  assert.equal(acceptance.update([good], DEFAULT_SETTINGS).accepted[0]?.annotations.proxy.bodySize, '8m');
+  assert.equal(acceptance.update([good], DEFAULT_SETTINGS).accepted[0]?.annotations.location.proxy.bodySize, '8m');
   const bad = version('2', { [`${prefix}/proxy-body-size`]: '8m; evil' });
   const result = acceptance.update([bad], DEFAULT_SETTINGS);
   assert.equal(result.accepted[0]?.ingress, good, 'version 1 still served');

@@ -25,6 +25,8 @@ export const missingLuaNginx: string | undefined = [NGINX_BINARY, ...LUA_MODULES
 
 /** The repository's lua/ folder, for lua_package_path. */
 export const LUA_ROOT = fileURLToPath(new URL('../../lua/', import.meta.url));
+/** test/lua/: portico_unit.lua, the unit tests behind `location = /lua-unit` (test configuration only). */
+export const TEST_LUA_ROOT = fileURLToPath(new URL('./', import.meta.url));
 
 export const WORKER_PROCESSES = 2;
 /** The literal backend of `location /` (what the renderer writes for a rule). */
@@ -35,8 +37,11 @@ export interface LuaNginxPorts {
   readonly status: number;
   /**
    * Proxied through Lua: `/` → DEFAULT_LOCATION_BACKEND, `/to/<backend>/...` → <backend>
-   * (`/unlimited-retries/<backend>/...` the same with proxy_next_upstream_tries 0);
-   * `/static/` → the static upstream.
+   * (`/unlimited-retries/<backend>/...` the same with proxy_next_upstream_tries 0;
+   * `/preset-cookie/<backend>/...` the same with a `preset=1` Set-Cookie set before the balancer's);
+   * `/static/` → the static upstream; `/lua-unit?key=abc` → the Lua unit tests;
+   * `/ewma-state?peer=<host:port>` → ewma's shared-dict entries for an endpoint (JSON).
+   * Proxied responses carry `X-Alternative: $proxy_alternative_upstream_name` and `X-Upstream-Addr`.
    */
   readonly http: number;
   /** TLS with the fake certificate plus ssl_certificate_by_lua. */
@@ -72,6 +77,12 @@ export interface LuaNginxConfInput {
 
 /** The whole nginx.conf; the Lua hooks are the parts lua/README.md lists. */
 export function luaNginxConf({ prefix, ports, staticUpstream, statusBodyBufferSize }: LuaNginxConfInput): string {
+  // What the renderer emits around every Lua-balanced location (lua/README.md).
+  const balanced = (locationPath: string): string => `set $proxy_alternative_upstream_name "";
+      set $location_path "${locationPath}";
+      add_header X-Alternative $proxy_alternative_upstream_name always;
+      add_header X-Upstream-Addr $upstream_addr always;
+      log_by_lua_block { require("portico.balancer").log() }`;
   const proxied = `proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_next_upstream error timeout;
@@ -89,8 +100,9 @@ http {
   uwsgi_temp_path ${prefix}/tmp/uwsgi;
   scgi_temp_path ${prefix}/tmp/scgi;
 
-  lua_package_path "${LUA_ROOT}?.lua;;";
+  lua_package_path "${LUA_ROOT}?.lua;${TEST_LUA_ROOT}?.lua;;";
   lua_shared_dict portico_configuration 16m;
+  lua_shared_dict portico_balancer_ewma 10m;
   init_by_lua_block {
     -- Test-only: ngx_lua warns about global writes from request code only, so
     -- compare _G around the loading of Portico's modules (libraries first).
@@ -132,6 +144,7 @@ http {
     listen 127.0.0.1:${ports.http};
     location / {
       set $proxy_upstream_name "${DEFAULT_LOCATION_BACKEND}";
+      ${balanced('/')}
       rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
@@ -139,6 +152,7 @@ http {
     }
     location ~ ^/to/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
+      ${balanced('/to')}
       rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
@@ -146,10 +160,31 @@ http {
     }
     location ~ ^/unlimited-retries/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
+      ${balanced('/unlimited-retries')}
       rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 0;
       proxy_pass http://upstream_balancer;
+    }
+    location ~ ^/preset-cookie/(?<backend_name>[^/]+) {
+      set $proxy_upstream_name $backend_name;
+      ${balanced('/preset-cookie')}
+      rewrite_by_lua_block {
+        ngx.header["Set-Cookie"] = "preset=1; Path=/"
+        require("portico.balancer").rewrite()
+      }
+      ${proxied}
+      proxy_next_upstream_tries 3;
+      proxy_pass http://upstream_balancer;
+    }
+    location = /lua-unit {
+      content_by_lua_block { require("portico_unit").run() }
+    }
+    location = /ewma-state {
+      content_by_lua_block {
+        local dict, peer = ngx.shared.portico_balancer_ewma, ngx.var.arg_peer
+        ngx.say(require("cjson").encode({ ewma = dict:get("e" .. peer), touched = dict:get("t" .. peer), active = dict:get("a" .. peer) }))
+      }
     }
     location /static/ {
       ${proxied}
@@ -277,10 +312,38 @@ export interface BackendEndpoint {
   readonly port: number;
 }
 
+export interface CookieSettings {
+  readonly name?: string | null;
+  readonly path?: string | null;
+  readonly domain?: string | null;
+  readonly maxAge?: number | null;
+  readonly expires?: number | null;
+  readonly secure?: boolean | null;
+  readonly sameSite?: string | null;
+  readonly conditionalSameSiteNone?: boolean | null;
+  readonly changeOnFailure?: boolean | null;
+}
+
+export interface CanaryPolicy {
+  readonly backend: string;
+  readonly weight?: number | null;
+  readonly weightTotal?: number | null;
+  readonly header?: string | null;
+  readonly headerValue?: string | null;
+  readonly headerPattern?: string | null;
+  readonly cookie?: string | null;
+}
+
+/** One entry of the backends document (lua/README.md). */
 export interface BackendDocumentEntry {
   readonly name: string;
   readonly endpoints: readonly BackendEndpoint[];
   readonly loadBalance?: string;
+  readonly hashBy?: string | null;
+  readonly hashBySubset?: boolean | null;
+  readonly hashBySubsetSize?: number | null;
+  readonly affinity?: { readonly mode?: 'balanced' | 'persistent' | null; readonly cookie?: CookieSettings | null } | null;
+  readonly canary?: CanaryPolicy | null;
 }
 
 export function pushBackends(statusPort: number, backends: readonly BackendDocumentEntry[]): Promise<StatusResponse> {

@@ -4,77 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildConfiguration, type AcceptedIngress, type ModelInput } from '../../src/model/buildConfiguration.js';
-import { DEFAULT_SETTINGS } from '../../src/model/settings/globalSettings.js';
-import type { LocationAnnotations } from '../../src/model/types.js';
-import type { EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
-
-const defaults: LocationAnnotations = {
-  rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false },
-  backendProtocol: 'HTTP',
-  proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
-  ipAccess: { allow: [], deny: [] },
-};
-
-type PathSpec = [path: string, type: 'Exact' | 'Prefix' | 'ImplementationSpecific', service: string];
-
-let clock = 0;
-function ingress(name: string, host: string | undefined, paths: PathSpec[], extra: Partial<NonNullable<Ingress['spec']>> = {}): Ingress {
-  clock++;
-  return {
-    metadata: { name, namespace: 'app', creationTimestamp: `2026-01-01T00:00:${String(clock).padStart(2, '0')}Z` },
-    spec: {
-      ...extra,
-      rules: paths.length
-        ? [
-            {
-              host,
-              http: {
-                paths: paths.map(([path, pathType, service]) => ({
-                  path,
-                  pathType,
-                  backend: { service: { name: service, port: { number: 80 } } },
-                })),
-              },
-            },
-          ]
-        : extra.rules,
-    },
-  };
-}
-
-function accepted(ing: Ingress, annotations: Partial<LocationAnnotations['rewrite']> = {}): AcceptedIngress {
-  return { ingress: ing, annotations: { ...defaults, rewrite: { ...defaults.rewrite, ...annotations } } };
-}
-
-function service(name: string, ports: { name?: string; port: number }[], type?: string, externalName?: string): Service {
-  return { metadata: { name, namespace: 'app' }, spec: { ports, type, externalName } };
-}
-
-function slice(serviceName: string, endpoints: [address: string, ready?: boolean][], ports: { name?: string; port: number }[]): EndpointSlice {
-  return {
-    metadata: { name: `${serviceName}-x`, namespace: 'app', labels: { 'kubernetes.io/service-name': serviceName } },
-    addressType: 'IPv4',
-    endpoints: endpoints.map(([address, ready]) => ({ addresses: [address], conditions: ready === undefined ? {} : { ready } })),
-    ports,
-  };
-}
-
-function world(services: Service[] = [], slices: EndpointSlice[] = [], secrets: Secret[] = []): ModelInput['lookup'] {
-  return {
-    service: (key) => services.find((s) => `${s.metadata?.namespace}/${s.metadata?.name}` === key),
-    endpointSlicesOfService: (key) =>
-      slices.filter((s) => `${s.metadata?.namespace}/${s.metadata?.labels?.['kubernetes.io/service-name']}` === key),
-    secret: (key) => secrets.find((s) => `${s.metadata?.namespace}/${s.metadata?.name}` === key),
-  };
-}
-
-function build(ingresses: AcceptedIngress[], lookup = world(), extra: Partial<ModelInput> = {}) {
-  return buildConfiguration({ ingresses, lookup, settings: DEFAULT_SETTINGS, defaultAnnotations: defaults, ...extra });
-}
-
-const locationsOf = (result: ReturnType<typeof build>, host: string) =>
-  result.configuration.servers.find((s) => s.hostname === host)?.locations.map((l) => `${l.match} ${l.path} -> ${l.backend ?? '404'}`);
+import type { Ingress, Secret } from '../../src/kube/objects.js';
+import { accepted, build, ingress, locationsOf, service, slice, world } from './modelTestSupport.js';
 
 test('one server per host plus the catch-all, which comes first and answers 404 by default', () => {
   const result = build([accepted(ingress('a', 'b.example', [['/', 'Prefix', 'web']])), accepted(ingress('b', 'a.example', [['/x', 'Exact', 'web']]))]);

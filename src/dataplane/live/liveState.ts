@@ -1,12 +1,45 @@
 // What nginx learns without a reload: the endpoints and balancing of every
 // backend, and the certificates by host. Serialised once per configuration;
-// the pusher sends a part only when its text changed.
-import type { Configuration, Endpoint } from '../../model/types.js';
+// the pusher sends a part only when its text changed. The backends document
+// is the contract of lua/portico/backends.lua: optional settings are null
+// (affinity, canary and their fields) or absent (hashBy and its subset
+// fields, which mean nothing without it).
+import type { Backend, Canary, Configuration, Endpoint, LoadBalanceAlgorithm, SessionAffinity } from '../../model/types.js';
 
 export interface LiveBackend {
   name: string;
   endpoints: Endpoint[];
-  loadBalance: 'round_robin';
+  loadBalance: LoadBalanceAlgorithm;
+  hashBy?: string;
+  hashBySubset?: boolean;
+  hashBySubsetSize?: number;
+  affinity: LiveAffinity | null;
+  canary: LiveCanary | null;
+}
+
+export interface LiveAffinity {
+  mode: SessionAffinity['mode'];
+  cookie: {
+    name: string;
+    path: string | null;
+    domain: string | null;
+    maxAge: number | null;
+    expires: number | null;
+    secure: boolean;
+    sameSite: 'None' | 'Lax' | 'Strict' | null;
+    conditionalSameSiteNone: boolean;
+    changeOnFailure: boolean;
+  };
+}
+
+export interface LiveCanary {
+  backend: string;
+  weight: number;
+  weightTotal: number;
+  header: string | null;
+  headerValue: string | null;
+  headerPattern: string | null;
+  cookie: string | null;
 }
 
 export interface LiveState {
@@ -17,11 +50,6 @@ export interface LiveState {
 }
 
 export function liveStateOf(configuration: Configuration): LiveState {
-  const backends: LiveBackend[] = configuration.backends.map((backend) => ({
-    name: backend.name,
-    endpoints: backend.endpoints,
-    loadBalance: 'round_robin',
-  }));
   const servers: Record<string, string> = {};
   for (const server of configuration.servers) {
     if (server.certificate !== undefined) servers[server.hostname] = server.certificate;
@@ -31,7 +59,48 @@ export function liveStateOf(configuration: Configuration): LiveState {
     certificates[certificate.id] = `${certificate.certificatePem.trimEnd()}\n${certificate.keyPem.trimEnd()}\n`;
   }
   return {
-    backends: JSON.stringify({ backends }),
+    backends: JSON.stringify({ backends: configuration.backends.map(liveBackend) }),
     certificates: JSON.stringify({ certificates, servers, default: configuration.defaultCertificate ?? null }),
+  };
+}
+
+function liveBackend({ name, endpoints, balancing, canary }: Backend): LiveBackend {
+  const { hashBy, affinity } = balancing;
+  return {
+    name,
+    endpoints,
+    loadBalance: balancing.algorithm,
+    ...(hashBy && { hashBy: hashBy.key, hashBySubset: hashBy.subset, hashBySubsetSize: hashBy.subsetSize }),
+    affinity: affinity ? liveAffinity(affinity) : null,
+    canary: canary ? liveCanary(canary) : null,
+  };
+}
+
+function liveAffinity({ mode, cookie }: SessionAffinity): LiveAffinity {
+  return {
+    mode,
+    cookie: {
+      name: cookie.name,
+      path: cookie.path ?? null,
+      domain: cookie.domain ?? null,
+      maxAge: cookie.maxAge ?? null,
+      expires: cookie.expires ?? null,
+      secure: cookie.secure,
+      sameSite: cookie.sameSite ?? null,
+      conditionalSameSiteNone: cookie.conditionalSameSiteNone,
+      changeOnFailure: cookie.changeOnFailure,
+    },
+  };
+}
+
+function liveCanary(canary: Canary): LiveCanary {
+  return {
+    backend: canary.backend,
+    weight: canary.weight,
+    weightTotal: canary.weightTotal,
+    header: canary.header ?? null,
+    headerValue: canary.headerValue ?? null,
+    headerPattern: canary.headerPattern ?? null,
+    cookie: canary.cookie ?? null,
   };
 }

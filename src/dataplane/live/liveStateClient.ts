@@ -20,13 +20,21 @@ export interface LiveStateClientOptions {
 
 export class LiveStateClient {
   private readonly accepted: Partial<LiveState> = {};
+  /** Pushes run one at a time, so `accepted` always matches what nginx last took. */
+  private queue: Promise<void> = Promise.resolve();
   /** Pushes that failed after every retry (for metrics and tests). */
   failures = 0;
 
   constructor(private readonly options: LiveStateClientOptions) {}
 
   /** Sends the changed parts; rejects when a part is still refused after every retry. */
-  async push(state: LiveState): Promise<void> {
+  push(state: LiveState): Promise<void> {
+    const pushed = this.queue.then(() => this.pushNow(state));
+    this.queue = pushed.catch(() => undefined);
+    return pushed;
+  }
+
+  private async pushNow(state: LiveState): Promise<void> {
     for (const part of Object.keys(PARTS) as (keyof LiveState)[]) {
       if (this.accepted[part] === state[part]) continue;
       await this.send(part, state[part]);

@@ -2,22 +2,41 @@
 // (with their aliases), the snippet annotations and ingress-nginx's annotations
 // not implemented yet. A name declared twice is a programming error.
 import type { RiskLevel } from '../settings/globalSettings.js';
-import type { LocationAnnotations } from '../types.js';
+import type { Balancing, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
+import { canaryAnnotations } from './canaryAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
+import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
+import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
+import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 
-/** One group per property of LocationAnnotations: the compiler checks none is missing. */
-export const ANNOTATION_GROUPS: { readonly [K in keyof LocationAnnotations]: AnnotationGroup<K> } = {
+/** One group per property: the compiler checks none is missing. */
+type GroupPerProperty<T> = { readonly [K in keyof T]: AnnotationGroup<T[K]> };
+
+export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> = {
   rewrite: rewriteAnnotations,
   backendProtocol: backendProtocolAnnotations,
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
 };
+
+export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {
+  algorithm: loadBalanceAnnotations,
+  hashBy: upstreamHashByAnnotations,
+  affinity: sessionAffinityAnnotations,
+};
+
+/** Every implemented group, each filling a part of IngressAnnotations. */
+export const ANNOTATION_GROUPS: readonly AnnotationGroup<unknown>[] = [
+  ...Object.values(LOCATION_ANNOTATION_GROUPS),
+  ...Object.values(BALANCING_ANNOTATION_GROUPS),
+  canaryAnnotations,
+];
 
 export type KnownAnnotation =
   | { kind: 'implemented'; risk: RiskLevel; definition: AnnotationDefinition<unknown>; isAlias: boolean }
@@ -30,7 +49,7 @@ function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
     if (registry.has(name)) throw new Error(`annotation ${name} is declared twice`);
     registry.set(name, annotation);
   };
-  for (const group of Object.values(ANNOTATION_GROUPS)) {
+  for (const group of ANNOTATION_GROUPS) {
     for (const definition of group.annotations) {
       declare(definition.name, { kind: 'implemented', risk: definition.risk, definition, isAlias: false });
       for (const alias of definition.aliases ?? []) {

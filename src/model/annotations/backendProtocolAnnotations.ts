@@ -1,5 +1,5 @@
 // backend-protocol: how nginx talks to the Service's endpoints.
-import type { BackendProtocol } from '../types.js';
+import type { BackendProtocol, LocationAnnotations } from '../types.js';
 import { optionParser } from '../settings/valueSyntax.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
@@ -17,7 +17,7 @@ const backendProtocol: AnnotationDefinition<BackendProtocol> = {
   },
 };
 
-export const backendProtocolAnnotations: AnnotationGroup<'backendProtocol'> = {
+export const backendProtocolAnnotations: AnnotationGroup<LocationAnnotations['backendProtocol']> = {
   annotations: [backendProtocol],
   resolve: (values) => values.get(backendProtocol) ?? 'HTTP',
 };

@@ -2,6 +2,7 @@
 // client address filters, as ingress-nginx's "acl" groups.
 import { isIP } from 'node:net';
 import { quoteValue, type ParsedValue } from '../settings/valueSyntax.js';
+import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
 /** Hex digits, dots and colons only: rules out IPv6 zone ids (`%eth0`), which isIP admits and nginx does not. */
@@ -44,7 +45,7 @@ const denylistSourceRange: AnnotationDefinition<string[]> = {
   parse: parseSourceRange,
 };
 
-export const ipAccessAnnotations: AnnotationGroup<'ipAccess'> = {
+export const ipAccessAnnotations: AnnotationGroup<LocationAnnotations['ipAccess']> = {
   annotations: [allowlistSourceRange, denylistSourceRange],
   resolve: (values) => ({
     allow: values.get(allowlistSourceRange) ?? [],

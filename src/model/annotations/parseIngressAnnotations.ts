@@ -1,14 +1,22 @@
-// The annotations of one Ingress → its LocationAnnotations, or the reasons it is
+// The annotations of one Ingress → its IngressAnnotations, or the reasons it is
 // refused. Every annotation under `<prefix>/` passes, in order: the risk gate
 // (and the snippet gate), the value checks every value gets (no control
 // characters, no word of annotation-value-word-blocklist), then its own
-// validator. Any refusal refuses the whole Ingress: the caller keeps serving
-// its last good version and emits an Event.
+// validator; once all pass, each group checks how its values combine. Any
+// refusal refuses the whole Ingress: the caller keeps serving its last good
+// version and emits an Event.
 import type { GlobalSettings } from '../settings/globalSettings.js';
 import { describeControlCharacter, quoteValue } from '../settings/valueSyntax.js';
-import type { LocationAnnotations } from '../types.js';
+import type { IngressAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationValues } from './annotationDefinition.js';
-import { ANNOTATION_GROUPS, KNOWN_ANNOTATIONS, type KnownAnnotation } from './annotationRegistry.js';
+import {
+  ANNOTATION_GROUPS,
+  BALANCING_ANNOTATION_GROUPS,
+  KNOWN_ANNOTATIONS,
+  LOCATION_ANNOTATION_GROUPS,
+  type KnownAnnotation,
+} from './annotationRegistry.js';
+import { canaryAnnotations } from './canaryAnnotations.js';
 import { isRiskAdmitted } from './riskLevels.js';
 import { snippetRefusal } from './snippetAnnotations.js';
 
@@ -19,7 +27,7 @@ export interface AnnotationParseOptions {
 }
 
 export type AnnotationParseResult =
-  | { ok: true; value: LocationAnnotations; warnings: string[] }
+  | { ok: true; value: IngressAnnotations; warnings: string[] }
   | { ok: false; errors: string[] };
 
 type Verdict =
@@ -63,14 +71,32 @@ export function parseIngressAnnotations(
     // The value was produced by this definition's own parser.
     get: <T>(definition: AnnotationDefinition<T>) => accepted.get(definition)?.value as T | undefined,
   };
+  for (const group of ANNOTATION_GROUPS) {
+    for (const { annotation, verdict, reason } of group.issues?.(values) ?? []) {
+      const message = `annotation ${accepted.get(annotation)?.key ?? `${keyPrefix}${annotation.name}`}: ${reason}`;
+      (verdict === 'refused' ? errors : warnings).push(message);
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
   const { settings } = options;
+  const location = LOCATION_ANNOTATION_GROUPS;
+  const balancing = BALANCING_ANNOTATION_GROUPS;
   return {
     ok: true,
     value: {
-      rewrite: ANNOTATION_GROUPS.rewrite.resolve(values, settings),
-      backendProtocol: ANNOTATION_GROUPS.backendProtocol.resolve(values, settings),
-      proxy: ANNOTATION_GROUPS.proxy.resolve(values, settings),
-      ipAccess: ANNOTATION_GROUPS.ipAccess.resolve(values, settings),
+      location: {
+        rewrite: location.rewrite.resolve(values, settings),
+        backendProtocol: location.backendProtocol.resolve(values, settings),
+        proxy: location.proxy.resolve(values, settings),
+        ipAccess: location.ipAccess.resolve(values, settings),
+      },
+      balancing: {
+        algorithm: balancing.algorithm.resolve(values, settings),
+        hashBy: balancing.hashBy.resolve(values, settings),
+        affinity: balancing.affinity.resolve(values, settings),
+      },
+      canary: canaryAnnotations.resolve(values, settings),
     },
     warnings,
   };

@@ -1,6 +1,7 @@
 // proxy-body-size and the three proxy timeouts (part of ingress-nginx's "proxy"
 // group; buffering, next-upstream, cookies and redirects are not implemented yet).
 import { parseNginxSize, parseSeconds } from '../settings/valueSyntax.js';
+import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
 const proxyBodySize: AnnotationDefinition<string> = {
@@ -20,7 +21,7 @@ const proxyReadTimeout: AnnotationDefinition<number> = { name: 'proxy-read-timeo
 
 const proxySendTimeout: AnnotationDefinition<number> = { name: 'proxy-send-timeout', risk: 'Low', parse: parseSeconds };
 
-export const proxyAnnotations: AnnotationGroup<'proxy'> = {
+export const proxyAnnotations: AnnotationGroup<LocationAnnotations['proxy']> = {
   annotations: [proxyBodySize, proxyConnectTimeout, proxyReadTimeout, proxySendTimeout],
   resolve: (values, settings) => ({
     bodySize: values.get(proxyBodySize) ?? settings.proxyBodySize,

@@ -1,6 +1,7 @@
 // rewrite-target, use-regex, ssl-redirect and force-ssl-redirect (ingress-nginx's
 // "rewrite" group; app-root and preserve-trailing-slash are not implemented yet).
 import { parseBoolean, patternParser } from '../settings/valueSyntax.js';
+import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
 /** `$1`..`$9` or `${1}`..`${9}`: regex captures, the only nginx variables a rewrite target may use. */
@@ -34,7 +35,7 @@ const forceSslRedirect: AnnotationDefinition<boolean> = {
   parse: parseBoolean,
 };
 
-export const rewriteAnnotations: AnnotationGroup<'rewrite'> = {
+export const rewriteAnnotations: AnnotationGroup<LocationAnnotations['rewrite']> = {
   annotations: [rewriteTarget, useRegex, sslRedirect, forceSslRedirect],
   resolve: (values, settings) => {
     const target = values.get(rewriteTarget);

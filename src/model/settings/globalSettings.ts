@@ -1,6 +1,8 @@
 // The global ConfigMap (`--configmap`) as typed settings, with ingress-nginx's
 // key names (in comments) and defaults (config.go NewDefault()).
 
+import type { LoadBalanceAlgorithm } from '../types.js';
+
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
 export interface GlobalSettings {
@@ -44,7 +46,9 @@ export interface GlobalSettings {
   /** keep-alive-requests */
   keepAliveRequests: number;
 
-  // ---- upstream keep-alive ----
+  // ---- upstreams ----
+  /** load-balance: the algorithm of backends without an annotation choosing one */
+  loadBalance: LoadBalanceAlgorithm;
   /** upstream-keepalive-connections (0 disables pooling) */
   upstreamKeepaliveConnections: number;
   /** upstream-keepalive-time (nginx time, e.g. 1h) */
@@ -120,6 +124,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   clientBodyTimeout: 60,
   keepAlive: 75,
   keepAliveRequests: 1000,
+  loadBalance: 'round_robin',
   upstreamKeepaliveConnections: 320,
   upstreamKeepaliveTime: '1h',
   upstreamKeepaliveTimeout: 60,

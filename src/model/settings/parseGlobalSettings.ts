@@ -4,6 +4,7 @@
 // directive needs. An invalid value keeps the default and is reported.
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
+import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import {
   describeControlCharacter,
   integerParser,
@@ -11,10 +12,12 @@ import {
   optionParser,
   parseAnyText,
   parseBoolean,
+  parseHeaderName,
   parseNginxSize,
   parseNginxTime,
   parseNonNegativeInteger,
   parseSeconds,
+  parseUrlPath,
   patternParser,
   quoteValue,
   type ValueParser,
@@ -71,12 +74,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   annotationValueWordBlocklist: { key: 'annotation-value-word-blocklist', parse: listParser(',', parseAnyText, 'words') },
   serverTokens: { key: 'server-tokens', parse: parseBoolean },
   useForwardedHeaders: { key: 'use-forwarded-headers', parse: parseBoolean },
-  // A subset of the HTTP token characters: nginx also reads the name as `$http_<name>`,
-  // which only letters, digits, "-" and "_" survive.
-  forwardedForHeader: {
-    key: 'forwarded-for-header',
-    parse: patternParser(/^[A-Za-z0-9_-]{1,256}$/, 'an HTTP header name of letters, digits, "-" and "_"'),
-  },
+  forwardedForHeader: { key: 'forwarded-for-header', parse: parseHeaderName },
   computeFullForwardedFor: { key: 'compute-full-forwarded-for', parse: parseBoolean },
   generateRequestId: { key: 'generate-request-id', parse: parseBoolean },
   proxyBodySize: { key: 'proxy-body-size', parse: parseNginxSize },
@@ -87,6 +85,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   clientBodyTimeout: { key: 'client-body-timeout', parse: parseSeconds },
   keepAlive: { key: 'keep-alive', parse: parseSeconds },
   keepAliveRequests: { key: 'keep-alive-requests', parse: parseNonNegativeInteger },
+  loadBalance: { key: 'load-balance', parse: parseLoadBalanceAlgorithm },
   upstreamKeepaliveConnections: { key: 'upstream-keepalive-connections', parse: parseNonNegativeInteger },
   upstreamKeepaliveTime: { key: 'upstream-keepalive-time', parse: parseNginxTime },
   upstreamKeepaliveTimeout: { key: 'upstream-keepalive-timeout', parse: parseSeconds },
@@ -100,10 +99,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   sslRedirect: { key: 'ssl-redirect', parse: parseBoolean },
   forceSslRedirect: { key: 'force-ssl-redirect', parse: parseBoolean },
   httpRedirectCode: { key: 'http-redirect-code', parse: parseRedirectCode },
-  noTlsRedirectLocations: {
-    key: 'no-tls-redirect-locations',
-    parse: listParser(',', patternParser(/^\/[A-Za-z0-9._~%:@+/-]*$/, 'a URL path starting with "/"'), 'paths'),
-  },
+  noTlsRedirectLocations: { key: 'no-tls-redirect-locations', parse: listParser(',', parseUrlPath, 'paths') },
   hsts: { key: 'hsts', parse: parseBoolean },
   hstsMaxAge: { key: 'hsts-max-age', parse: parseNonNegativeInteger },
   hstsIncludeSubdomains: { key: 'hsts-include-subdomains', parse: parseBoolean },

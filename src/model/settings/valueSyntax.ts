@@ -79,6 +79,21 @@ export const parseNginxSize = patternParser(/^[0-9]{1,15}[kKmMgG]?$/, 'an nginx 
  */
 export const parseNginxTime = patternParser(/^[0-9]{1,9}(?:ms|[yMwdhms])?$/, 'an nginx time such as 240s, 500ms or 1h');
 
+/** A URL path without query, fragment or `;` (so it is also safe as a cookie Path attribute). */
+export const parseUrlPath = patternParser(/^\/[A-Za-z0-9._~%:@+/-]*$/, 'a URL path starting with "/"');
+
+/**
+ * A subset of the HTTP token characters: nginx and Lua read a request header
+ * as the variable `$http_<name>`, which only letters, digits, "-" and "_" survive.
+ */
+export const parseHeaderName = patternParser(/^[A-Za-z0-9_-]{1,256}$/, 'an HTTP header name of letters, digits, "-" and "_"');
+
+/** RFC 6265's cookie-name (an HTTP token): nothing that could end the name or start an attribute. */
+export const parseCookieName = patternParser(
+  /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,256}$/,
+  'a cookie name of letters, digits and "!#$%&\'*+-.^_`|~"',
+);
+
 /** One of `options`; with `caseInsensitive` the value is matched ignoring case and returned as spelled in `options`. */
 export function optionParser<T extends string>(options: readonly T[], caseInsensitive = false): ValueParser<T> {
   const expected = `one of ${options.join(', ')}`;

@@ -27,6 +27,28 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'allowlist-source-range': 'Medium',
     'whitelist-source-range': 'Medium',
     'denylist-source-range': 'Medium',
+    'load-balance': 'Low',
+    'upstream-hash-by': 'High',
+    'upstream-hash-by-subset': 'Low',
+    'upstream-hash-by-subset-size': 'Low',
+    affinity: 'Low',
+    'affinity-mode': 'Medium',
+    'session-cookie-name': 'Medium',
+    'session-cookie-path': 'Medium',
+    'session-cookie-domain': 'Medium',
+    'session-cookie-max-age': 'Medium',
+    'session-cookie-expires': 'Medium',
+    'session-cookie-secure': 'Low',
+    'session-cookie-samesite': 'Low',
+    'session-cookie-conditional-samesite-none': 'Low',
+    'session-cookie-change-on-failure': 'Low',
+    canary: 'Low',
+    'canary-weight': 'Low',
+    'canary-weight-total': 'Low',
+    'canary-by-header': 'Medium',
+    'canary-by-header-value': 'Medium',
+    'canary-by-header-pattern': 'Medium',
+    'canary-by-cookie': 'Medium',
   });
 });
 
@@ -51,7 +73,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
   for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
-  for (const name of ['enable-cors', 'canary', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-buffering']) {
+  for (const name of ['enable-cors', 'affinity-canary-behavior', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-buffering']) {
     assert.equal(unsafe(name), false, name);
   }
 });

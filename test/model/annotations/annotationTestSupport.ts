@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { parseIngressAnnotations, type AnnotationParseResult } from '../../../src/model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../../../src/model/settings/globalSettings.js';
-import type { LocationAnnotations } from '../../../src/model/types.js';
+import type { IngressAnnotations } from '../../../src/model/types.js';
 
 export const PREFIX = 'nginx.ingress.kubernetes.io';
 
@@ -19,7 +19,7 @@ export function parseNamed(annotations: Record<string, string>, settings: Partia
 export function accepted(
   annotations: Record<string, string>,
   settings: Partial<GlobalSettings> = {},
-): { value: LocationAnnotations; warnings: string[] } {
+): { value: IngressAnnotations; warnings: string[] } {
   const result = parseNamed(annotations, settings);
   assert.ok(result.ok, `expected ${JSON.stringify(annotations)} to be accepted, got ${JSON.stringify(result)}`);
   return result;

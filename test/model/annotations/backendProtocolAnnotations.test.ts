@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith } from './annotationTestSupport.js';
 
 test('backend-protocol defaults to HTTP', () => {
-  assert.equal(accepted({}).value.backendProtocol, 'HTTP');
+  assert.equal(accepted({}).value.location.backendProtocol, 'HTTP');
 });
 
 test('backend-protocol is case-insensitive and normalised to upper case', () => {
   const cases = [['HTTP', 'HTTP'], ['https', 'HTTPS'], ['gRPC', 'GRPC'], ['grpcs', 'GRPCS'], [' HTTPS ', 'HTTPS']] as const;
   for (const [text, protocol] of cases) {
-    assert.equal(accepted({ 'backend-protocol': text }).value.backendProtocol, protocol, text);
+    assert.equal(accepted({ 'backend-protocol': text }).value.location.backendProtocol, protocol, text);
   }
 });
 
@@ -24,5 +24,5 @@ test('backend-protocol refuses other protocols, naming the unsupported ingress-n
 });
 
 test('backend-protocol is Low risk: admitted at every level', () => {
-  assert.equal(accepted({ 'backend-protocol': 'GRPC' }, { annotationsRiskLevel: 'Low' }).value.backendProtocol, 'GRPC');
+  assert.equal(accepted({ 'backend-protocol': 'GRPC' }, { annotationsRiskLevel: 'Low' }).value.location.backendProtocol, 'GRPC');
 });

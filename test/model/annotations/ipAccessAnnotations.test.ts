@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
 
 test('no source ranges by default', () => {
-  assert.deepEqual(accepted({}).value.ipAccess, { allow: [], deny: [] });
+  assert.deepEqual(accepted({}).value.location.ipAccess, { allow: [], deny: [] });
 });
 
 test('source ranges take IPv4/IPv6 addresses and CIDRs, sorted and without duplicates', () => {
   const { ipAccess } = accepted({
     'allowlist-source-range': '10.0.0.0/8, 192.168.1.1,2001:db8::/32, ::1, 10.0.0.0/8',
     'denylist-source-range': '0.0.0.0/0',
-  }).value;
+  }).value.location;
   assert.deepEqual(ipAccess, { allow: ['10.0.0.0/8', '192.168.1.1', '2001:db8::/32', '::1'], deny: ['0.0.0.0/0'] });
 });
 
@@ -35,13 +35,13 @@ test('source ranges refuse anything else, naming the bad entry', () => {
 });
 
 test('whitelist-source-range is an alias of allowlist-source-range', () => {
-  assert.deepEqual(accepted({ 'whitelist-source-range': '10.0.0.0/8' }).value.ipAccess.allow, ['10.0.0.0/8']);
+  assert.deepEqual(accepted({ 'whitelist-source-range': '10.0.0.0/8' }).value.location.ipAccess.allow, ['10.0.0.0/8']);
   assertRefusedWith({ 'whitelist-source-range': 'nope' }, [`${PREFIX}/whitelist-source-range`, 'IPv4/IPv6']);
 });
 
 test('the canonical name wins over the alias, with a warning', () => {
   const { value, warnings } = accepted({ 'allowlist-source-range': '10.0.0.0/8', 'whitelist-source-range': '0.0.0.0/0' });
-  assert.deepEqual(value.ipAccess.allow, ['10.0.0.0/8']);
+  assert.deepEqual(value.location.ipAccess.allow, ['10.0.0.0/8']);
   assert.deepEqual(warnings, [
     `annotation ${PREFIX}/whitelist-source-range: ignored, because ${PREFIX}/allowlist-source-range is also set`,
   ]);
@@ -49,7 +49,7 @@ test('the canonical name wins over the alias, with a warning', () => {
 
 test('an empty canonical value lets the alias apply, as in ingress-nginx', () => {
   const { value } = accepted({ 'allowlist-source-range': '', 'whitelist-source-range': '10.0.0.0/8' });
-  assert.deepEqual(value.ipAccess.allow, ['10.0.0.0/8']);
+  assert.deepEqual(value.location.ipAccess.allow, ['10.0.0.0/8']);
 });
 
 test('source ranges are Medium risk, and so is the alias', () => {

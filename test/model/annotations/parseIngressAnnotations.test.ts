@@ -5,10 +5,14 @@ import { DEFAULT_SETTINGS, type RiskLevel } from '../../../src/model/settings/gl
 import { accepted, assertRefusedWith, parseNamed, PREFIX, refused } from './annotationTestSupport.js';
 
 const DEFAULT_ANNOTATIONS = {
-  rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false },
-  backendProtocol: 'HTTP',
-  proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
-  ipAccess: { allow: [], deny: [] },
+  location: {
+    rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false },
+    backendProtocol: 'HTTP',
+    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
+    ipAccess: { allow: [], deny: [] },
+  },
+  balancing: { algorithm: 'round_robin', hashBy: undefined, affinity: undefined },
+  canary: undefined,
 };
 
 test('no annotations: the ConfigMap defaults, no warnings', () => {
@@ -31,7 +35,7 @@ test('only annotations under <prefix>/ count; others are not even checked', () =
     { prefix: PREFIX, settings: DEFAULT_SETTINGS },
   );
   assert.ok(result.ok);
-  assert.equal(result.value.rewrite.useRegex, true);
+  assert.equal(result.value.location.rewrite.useRegex, true);
   assert.deepEqual(result.warnings, []);
 });
 
@@ -39,7 +43,7 @@ test('--annotations-prefix replaces the prefix', () => {
   const options = { prefix: 'custom.example', settings: DEFAULT_SETTINGS };
   const result = parseIngressAnnotations({ 'custom.example/use-regex': 'true', [`${PREFIX}/use-regex`]: 'bad' }, options);
   assert.ok(result.ok);
-  assert.equal(result.value.rewrite.useRegex, true);
+  assert.equal(result.value.location.rewrite.useRegex, true);
 });
 
 test('CR, LF and other control characters are refused in every value under the prefix, without echoing it', () => {
@@ -70,7 +74,7 @@ test('a word of annotation-value-word-blocklist refuses any value under the pref
     assert.ok(errors[0]?.includes('annotation-value-word-blocklist'), errors[0]);
   }
   // Case-sensitive substrings, as ingress-nginx; an empty word blocks nothing.
-  assert.equal(accepted({ 'rewrite-target': '/ServiceAccount' }, settings).value.rewrite.target, '/ServiceAccount');
+  assert.equal(accepted({ 'rewrite-target': '/ServiceAccount' }, settings).value.location.rewrite.target, '/ServiceAccount');
 });
 
 test('an annotation is admitted when its risk is at most annotations-risk-level', () => {
@@ -122,8 +126,8 @@ test('an unknown name is ignored with a warning', () => {
 
 test('an empty value counts as unset, as in ingress-nginx', () => {
   const { value, warnings } = accepted({ 'proxy-body-size': '  ', 'use-regex': '' }, { proxyBodySize: '2m' });
-  assert.equal(value.proxy.bodySize, '2m');
-  assert.equal(value.rewrite.useRegex, false);
+  assert.equal(value.location.proxy.bodySize, '2m');
+  assert.equal(value.location.rewrite.useRegex, false);
   assert.equal(warnings.length, 2);
   assert.ok(warnings.every((warning) => warning.endsWith('empty value, treated as unset')));
 });

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith } from './annotationTestSupport.js';
 
 test('proxy values default to the ConfigMap settings', () => {
-  assert.deepEqual(accepted({}).value.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 });
+  assert.deepEqual(accepted({}).value.location.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 });
   const settings = { proxyBodySize: '8m', proxyConnectTimeout: 1, proxyReadTimeout: 2, proxySendTimeout: 3 };
-  assert.deepEqual(accepted({}, settings).value.proxy, { bodySize: '8m', connectTimeout: 1, readTimeout: 2, sendTimeout: 3 });
+  assert.deepEqual(accepted({}, settings).value.location.proxy, { bodySize: '8m', connectTimeout: 1, readTimeout: 2, sendTimeout: 3 });
 });
 
 test('proxy annotations override the ConfigMap settings', () => {
@@ -15,7 +15,7 @@ test('proxy annotations override the ConfigMap settings', () => {
     'proxy-read-timeout': '3600',
     'proxy-send-timeout': '0',
   };
-  assert.deepEqual(accepted(annotations, { proxyBodySize: '8m' }).value.proxy, {
+  assert.deepEqual(accepted(annotations, { proxyBodySize: '8m' }).value.location.proxy, {
     bodySize: '512k',
     connectTimeout: 10,
     readTimeout: 3600,
@@ -25,7 +25,7 @@ test('proxy annotations override the ConfigMap settings', () => {
 
 test('proxy-body-size takes nginx sizes', () => {
   for (const size of ['0', '1024', '1k', '8K', '1m', '100M', '1g', '2G']) {
-    assert.equal(accepted({ 'proxy-body-size': size }).value.proxy.bodySize, size);
+    assert.equal(accepted({ 'proxy-body-size': size }).value.location.proxy.bodySize, size);
   }
   for (const size of ['1.5m', '1mb', '1b', '-1', 'm', '1 m', '1m;', 'off']) {
     assertRefusedWith({ 'proxy-body-size': size }, ['proxy-body-size', 'an nginx size']);
@@ -38,11 +38,11 @@ test('proxy timeouts are whole seconds', () => {
       assertRefusedWith({ [name]: text }, [name, 'an integer of seconds from 0 to 2147483']);
     }
   }
-  assert.equal(accepted({ 'proxy-read-timeout': '2147483' }).value.proxy.readTimeout, 2147483);
+  assert.equal(accepted({ 'proxy-read-timeout': '2147483' }).value.location.proxy.readTimeout, 2147483);
 });
 
 test('proxy-body-size is Medium risk, the timeouts Low', () => {
   const lowRisk = { annotationsRiskLevel: 'Low' as const };
   assertRefusedWith({ 'proxy-body-size': '1m' }, ['risk level Medium', 'annotations-risk-level Low'], lowRisk);
-  assert.equal(accepted({ 'proxy-read-timeout': '5' }, { annotationsRiskLevel: 'Low' }).value.proxy.readTimeout, 5);
+  assert.equal(accepted({ 'proxy-read-timeout': '5' }, { annotationsRiskLevel: 'Low' }).value.location.proxy.readTimeout, 5);
 });

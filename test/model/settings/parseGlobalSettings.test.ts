@@ -26,6 +26,7 @@ test('every field is read from its ingress-nginx key', () => {
     'client-body-timeout': '11',
     'keep-alive': '0',
     'keep-alive-requests': '100',
+    'load-balance': 'ewma',
     'upstream-keepalive-connections': '0',
     'upstream-keepalive-time': '90m',
     'upstream-keepalive-timeout': '30',
@@ -69,6 +70,7 @@ test('every field is read from its ingress-nginx key', () => {
     clientBodyTimeout: 11,
     keepAlive: 0,
     keepAliveRequests: 100,
+    loadBalance: 'ewma',
     upstreamKeepaliveConnections: 0,
     upstreamKeepaliveTime: '90m',
     upstreamKeepaliveTimeout: 30,
@@ -105,6 +107,7 @@ test('the defaults written out as ConfigMap values are valid values', () => {
     'upstream-keepalive-time': DEFAULT_SETTINGS.upstreamKeepaliveTime,
     'worker-shutdown-timeout': DEFAULT_SETTINGS.workerShutdownTimeout,
     'proxy-body-size': DEFAULT_SETTINGS.proxyBodySize,
+    'load-balance': DEFAULT_SETTINGS.loadBalance,
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(settings, DEFAULT_SETTINGS);
@@ -127,6 +130,7 @@ test('an invalid value keeps the default and names the key and the value', () =>
     'worker-shutdown-timeout': ['240 s', 'soon'],
     'log-format-upstream': ["$remote_addr '$request'", '$remote_addr \\"', '', 'costs $', '$ 5', '${a-b}', '${}', '$-'],
     'error-log-level': ['warning', 'WARN', 'fatal'],
+    'load-balance': ['EWMA', 'least_conn', 'chash', 'sticky_balanced', ''],
   };
   for (const [key, values] of Object.entries(invalid)) {
     for (const value of values) {
@@ -200,4 +204,13 @@ test('the result does not share arrays with DEFAULT_SETTINGS when they are repla
   const { settings } = parseGlobalSettings({ 'ssl-protocols': 'TLSv1.3' });
   assert.deepEqual(DEFAULT_SETTINGS.sslProtocols, ['TLSv1.2', 'TLSv1.3']);
   assert.deepEqual(settings.sslProtocols, ['TLSv1.3']);
+});
+
+test('load-balance refuses the ingress-nginx algorithms other annotations select, saying which', () => {
+  for (const value of ['chash', 'chashsubset', 'sticky_balanced', 'sticky_persistent']) {
+    const { settings, problems } = parseGlobalSettings({ 'load-balance': value });
+    assert.equal(settings.loadBalance, 'round_robin');
+    assert.equal(problems.length, 1);
+    assert.ok(problems[0]?.includes('one of round_robin, ewma (chash and chashsubset come from the upstream-hash-by'), problems[0]);
+  }
 });

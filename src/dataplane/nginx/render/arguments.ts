@@ -100,15 +100,33 @@ export function captureTemplate(value: string): Argument {
  * access_log would interpolate it) and glob characters (include would expand them).
  */
 export function filePath(value: string): Argument {
+  return quoted(checkedFilePath(value));
+}
+
+function checkedFilePath(value: string): string {
   if (value === '' || /[$*?[\x00-\x1f\x7f]/.test(value)) throw new Error(`unsupported file path for nginx: ${describeValue(value)}`);
-  return quoted(value);
+  return value;
+}
+
+/**
+ * lua_package_path for the Lua modules under `directory`: `<directory>/?.lua;;`
+ * (`?` is the module's path, `;;` appends ngx_lua's default path). The directory
+ * is absolute (nginx does not resolve this path against its prefix), passes the
+ * checks of filePath() (ngx_lua expands `$prefix` here), and holds no `;`, Lua's separator.
+ */
+export function luaPackagePath(directory: string): Argument {
+  const checked = checkedFilePath(directory);
+  if (!checked.startsWith('/') || checked.includes(';')) throw new Error(`unsupported Lua module directory: ${describeValue(directory)}`);
+  return quoted(`${checked.replace(/\/+$/, '')}/?.lua;;`);
 }
 
 /** Portico's fixed bare words: a closed set, written unquoted. */
 const KEYWORDS = [
   'on', 'off', 'auto', 'all', 'default', 'always', 'break', 'upgrade', 'close',
   '=', '~*',
-  'default_server', 'ssl', 'http2', 'max_fails=0',
+  'default_server', 'ssl', 'http2', 'timeout',
+  // The Lua modules' shared dict, and the placeholder server of their balancer's upstream (never connected to).
+  'portico_configuration', 'portico_balancer_ewma', '0.0.0.1',
   'upstreaminfo', 'escape=json',
   'text/html', 'shared:SSL:10m',
   'http', '1.1',
@@ -174,7 +192,7 @@ export const raw = {
     return family !== 0 && prefixOk && extra === undefined ? bare(value) : refuse('CIDR', value);
   },
 
-  /** The name of an upstream block (a Backend name). */
+  /** The name of an `upstream` block. */
   upstreamName(name: string): Argument {
     return UPSTREAM_NAME.test(name) ? bare(name) : refuse('upstream name', name);
   },
@@ -182,13 +200,6 @@ export const raw = {
   /** `<scheme>://<upstream>` for proxy_pass / grpc_pass: no URI part, so the request URI passes unchanged. */
   upstreamUrl(scheme: 'http' | 'https' | 'grpc' | 'grpcs', upstream: string): Argument {
     return UPSTREAM_NAME.test(upstream) ? bare(`${scheme}://${upstream}`) : refuse('upstream name', upstream);
-  },
-
-  /** `<address>:<port>` of an upstream server: an IP (IPv6 gets brackets) or a DNS name. */
-  endpoint(address: string, port: number): Argument {
-    const ip = ipForNginx(address);
-    if (ip === undefined && !DNS_NAME.test(address)) refuse('endpoint address', address);
-    return bare(`${ip ?? address}:${portNumber(port)}`);
   },
 
   /** A `listen` address: the port alone (all addresses), or `<ip>:<port>`. */

@@ -11,8 +11,8 @@ export interface ConfigDirective {
   readonly args: readonly Argument[];
   /** Present for blocks. */
   readonly children?: readonly ConfigNode[];
-  /** Present for `*_by_lua_block`s: their body is Lua, not directives. */
-  readonly lua?: LuaCall;
+  /** Present for `*_by_lua_block`s: their body is Lua statements, one per line, not directives. */
+  readonly lua?: readonly LuaCall[];
 }
 
 /** A line of a `map` or `geo` block: `key value;`, where the key is data (may be quoted). */
@@ -45,11 +45,12 @@ export class ConfigBuilder {
     return this;
   }
 
-  /** A `*_by_lua_block` whose body is one call into Portico's Lua modules. */
-  luaBlock(name: string, call: LuaCall): this {
+  /** A `*_by_lua_block` whose body is calls into Portico's Lua modules, in order. */
+  luaBlock(name: string, ...calls: LuaCall[]): this {
     if (!name.endsWith('_by_lua_block')) throw new Error(`not a Lua block directive: ${name}`);
-    if (!(call instanceof LuaCall)) throw new Error('Lua blocks take a LuaCall');
-    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: [], lua: call });
+    if (calls.length === 0) throw new Error(`empty Lua block: ${name}`);
+    if (!calls.every((call) => call instanceof LuaCall)) throw new Error('Lua blocks take LuaCalls');
+    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: [], lua: calls });
     return this;
   }
 
@@ -89,7 +90,7 @@ function writeNodes(nodes: readonly ConfigNode[], depth: number, lines: string[]
     }
     const head = [node.name, ...node.args.map((arg) => arg.token)].join(' ');
     if (node.lua !== undefined) {
-      lines.push(`${indent}${head} {`, `${indent}${INDENT}${node.lua.code}`, `${indent}}`);
+      lines.push(`${indent}${head} {`, ...node.lua.map((call) => `${indent}${INDENT}${call.code}`), `${indent}}`);
       return;
     }
     if (node.children === undefined) {

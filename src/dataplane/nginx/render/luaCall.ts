@@ -1,6 +1,6 @@
-// The body of a `*_by_lua_block`: always one call into Portico's own Lua
-// modules, built from identifiers and integers only, so no string from a
-// Kubernetes object can ever become Lua code.
+// The statements of a `*_by_lua_block`: calls into Portico's own Lua modules,
+// built from identifiers and integers only, so no string from a Kubernetes
+// object can ever become Lua code.
 
 const MODULE = /^portico(\.[a-z_]+)+$/;
 const FUNCTION = /^[a-z_]+$/;
@@ -8,12 +8,13 @@ const FIELD = /^[a-z_]+$/;
 
 const issuingKey: unique symbol = Symbol('LuaCall');
 
+/** One Lua statement; only luaCall() and luaRequire() create them. */
 export class LuaCall {
   constructor(
     key: typeof issuingKey,
     readonly code: string,
   ) {
-    if (key !== issuingKey) throw new Error('LuaCalls are created by luaCall() only');
+    if (key !== issuingKey) throw new Error('LuaCalls are created by luaCall() and luaRequire() only');
   }
 }
 
@@ -25,4 +26,10 @@ export function luaCall(module: string, fn: string, options?: Readonly<Record<st
     return `${field} = ${value}`;
   });
   return new LuaCall(issuingKey, `require("${module}").${fn}(${options ? `{ ${fields.join(', ')} }` : ''})`);
+}
+
+/** `require("<module>")`: loads a module (in init_by_lua, so every worker inherits it loaded). */
+export function luaRequire(module: string): LuaCall {
+  if (!MODULE.test(module)) throw new Error(`invalid Lua module: ${module}`);
+  return new LuaCall(issuingKey, `require("${module}")`);
 }

@@ -1,7 +1,6 @@
 // Where and how the rendered nginx runs: ports, addresses and file paths that
 // come from Portico's flags and process manager, not from Kubernetes objects.
 import { posix } from 'node:path';
-import { describeValue } from './arguments.js';
 
 /** Ports with ingress-nginx's flag defaults (--http-port, --https-port, --default-server-port, --status-port). */
 export interface ListenPorts {
@@ -9,7 +8,7 @@ export interface ListenPorts {
   readonly https: number;
   /** Internal catch-all answering 404. */
   readonly defaultServer: number;
-  /** Health and stub_status, bound to 127.0.0.1 only. */
+  /** Health, stub_status and the live-state endpoints of the Lua modules, bound to 127.0.0.1 only. */
   readonly status: number;
 }
 
@@ -33,9 +32,10 @@ export interface RenderPaths {
   /** A file, e.g. `/dev/stdout`. */
   readonly accessLog: string;
   readonly temp: TempPaths;
-  /** Directory of the `<id>.pem` files (certificate then key) written by the caller with mode 0600. */
-  readonly certificateDir: string;
-  /** Certificate then key of the self-signed fallback used when no default certificate is configured. */
+  /**
+   * Certificate then key of the self-signed fallback: what every TLS server names,
+   * and what a handshake keeps when no pushed certificate applies (lua/README.md).
+   */
   readonly fakeCertificate: string;
   readonly mimeTypes: string;
 }
@@ -47,17 +47,32 @@ export interface RenderContext {
   readonly paths: RenderPaths;
   /** `user` of the worker processes (only meaningful when nginx starts as root); undefined keeps nginx's default. */
   readonly workerUser: string | undefined;
+  /** Directory of the dynamic modules `ndk_http_module.so` and `ngx_http_lua_module.so`. */
+  readonly modulesDir: string;
+  /** Absolute directory holding Portico's Lua modules (`portico/*.lua`): the repository's `lua/`. */
+  readonly luaDir: string;
+  /**
+   * nginx size of the shared dict holding the pushed backends and certificates
+   * (and the largest push the status server accepts); it must hold two copies of the larger document.
+   */
+  readonly liveStateMemory: string;
 }
 
+export const DEFAULT_MODULES_DIR = '/usr/share/nginx/modules';
+export const DEFAULT_LIVE_STATE_MEMORY = '64m';
+
 export interface RenderContextOptions {
+  luaDir: string;
   ports?: Partial<ListenPorts>;
   listenAddresses?: readonly string[];
   paths?: Partial<RenderPaths>;
   workerUser?: string;
+  modulesDir?: string;
+  liveStateMemory?: string;
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
-export function createRenderContext(directory: string, options: RenderContextOptions = {}): RenderContext {
+export function createRenderContext(directory: string, options: RenderContextOptions): RenderContext {
   const under = (...parts: string[]): string => posix.join(directory, ...parts);
   return {
     ports: { ...DEFAULT_PORTS, ...options.ports },
@@ -72,20 +87,13 @@ export function createRenderContext(directory: string, options: RenderContextOpt
         uwsgi: under('temp', 'uwsgi'),
         scgi: under('temp', 'scgi'),
       },
-      certificateDir: under('certificates'),
       fakeCertificate: under('fake-certificate.pem'),
       mimeTypes: '/etc/nginx/mime.types',
       ...options.paths,
     },
     workerUser: options.workerUser,
+    modulesDir: options.modulesDir ?? DEFAULT_MODULES_DIR,
+    luaDir: options.luaDir,
+    liveStateMemory: options.liveStateMemory ?? DEFAULT_LIVE_STATE_MEMORY,
   };
-}
-
-// Ids become file names: no separators, no leading dot, so no traversal out of the directory.
-const CERTIFICATE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-
-/** The PEM file (certificate then key) of a Certificate: where the caller writes it and what nginx.conf names. */
-export function certificateFilePath(context: RenderContext, certificateId: string): string {
-  if (!CERTIFICATE_ID.test(certificateId)) throw new Error(`invalid certificate id for a file name: ${describeValue(certificateId)}`);
-  return posix.join(context.paths.certificateDir, `${certificateId}.pem`);
 }

@@ -1,15 +1,16 @@
 // The `location` blocks of one server, in the model's order (regex locations
 // are first-match), and what each does: access rules, the HTTPS redirect,
-// then 404 / 503 / rewrite + proxy to the backend's upstream.
-import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
+// then 404 without a backend, else rewrite + proxy through the Lua balancer
+// (which answers 503 for a backend it does not know or that has no endpoint).
+import type { BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import {
   captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
 } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex } from './regex.js';
+import { BALANCER_UPSTREAM, renderBalancerHooks } from './renderLua.js';
 import type { RenderScope } from './renderScope.js';
-import { hasUpstream } from './renderUpstreams.js';
 import { HttpVariable, setLogVariables } from './variables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
@@ -81,8 +82,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
-  else if (backend === undefined || !hasUpstream(backend)) body.directive('return', raw.integer(503));
-  else renderProxy(body, location, backend, scope.configuration.settings);
+  else renderProxy(body, location, scope.configuration.settings);
 }
 
 /** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */
@@ -132,22 +132,31 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
   }
 }
 
-function renderProxy(body: ConfigBuilder, location: Location, backend: Backend, settings: GlobalSettings): void {
+/** ingress-nginx's ConfigMap defaults proxy-next-upstream and proxy-next-upstream-tries. */
+const NEXT_UPSTREAM = ['error', 'timeout'] as const;
+const NEXT_UPSTREAM_TRIES = 3;
+
+function renderProxy(body: ConfigBuilder, location: Location, settings: GlobalSettings): void {
   const { annotations } = location;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  // The rewrite module's directives (the redirect above, this rewrite) run before rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
   }
+  renderBalancerHooks(body);
   body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
   body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
   body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));
   body.directive(`${module}_send_timeout`, raw.seconds(annotations.proxy.sendTimeout));
+  // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
+  body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
+  body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
   for (const [name, value] of upstreamRequestHeaders(module, settings)) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
-  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backend.name));
+  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, BALANCER_UPSTREAM));
 }
 
 /**

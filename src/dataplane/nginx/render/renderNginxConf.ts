@@ -1,15 +1,17 @@
 // The whole nginx.conf for a desired Configuration: a pure function whose
 // every byte is written by the typed builder (configBuilder.ts), so no string
 // from a Kubernetes object reaches the file except as one escaped argument.
+// Structure only: endpoints and certificates are live state, pushed to the
+// Lua modules (renderLua.ts), so changing them never changes this text.
 import type { Configuration } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { filePath, literal, raw, type Argument } from './arguments.js';
 import { ConfigBuilder, serializeConfig, type ConfigNode } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
+import { renderBalancerUpstream, renderLuaModules, renderLuaSettings } from './renderLua.js';
 import { createRenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
-import { renderUpstreams } from './renderUpstreams.js';
 
 /** ingress-nginx's max-worker-connections when the setting asks for a derived value (0). */
 const DEFAULT_WORKER_CONNECTIONS = 16384;
@@ -23,6 +25,7 @@ export function buildNginxConf(configuration: Configuration, context: RenderCont
   const scope = createRenderScope(configuration, context);
   const { settings } = configuration;
   const root = new ConfigBuilder();
+  renderLuaModules(root, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
   root.directive('worker_processes', workerProcesses(settings));
@@ -33,8 +36,9 @@ export function buildNginxConf(configuration: Configuration, context: RenderCont
     events.directive('multi_accept', onOff(true));
   });
   root.block('http', [], (http) => {
+    renderLuaSettings(http, context);
     renderHttpSettings(http, configuration, context);
-    renderUpstreams(http, configuration.backends, settings);
+    renderBalancerUpstream(http, settings);
     renderServers(http, scope);
   });
   return root.nodes;

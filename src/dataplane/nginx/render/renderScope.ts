@@ -2,7 +2,7 @@ import type { Backend, Configuration } from '../../../model/types.js';
 import { describeValue } from './arguments.js';
 import type { RenderContext } from './renderContext.js';
 
-/** What every section renderer reads: the configuration, the runtime context, and backends by name. */
+/** What every section renderer reads: the configuration, the runtime context, and backends by name (for their Service). */
 export interface RenderScope {
   readonly configuration: Configuration;
   readonly context: RenderContext;
@@ -12,7 +12,7 @@ export interface RenderScope {
 export function createRenderScope(configuration: Configuration, context: RenderContext): RenderScope {
   const backends = new Map<string, Backend>();
   for (const backend of configuration.backends) {
-    // nginx refuses two upstream blocks of one name; which one was meant is the model's bug to report.
+    // The Lua modules refuse a backends document with two of one name; which one was meant is the model's bug to report.
     if (backends.has(backend.name)) throw new Error(`duplicate backend name: ${describeValue(backend.name)}`);
     backends.set(backend.name, backend);
   }

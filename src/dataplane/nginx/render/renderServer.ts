@@ -1,10 +1,11 @@
 // `server` blocks: one per model Server (HTTP and HTTPS on every one, as
 // ingress-nginx), the internal default-server port, and the local status server.
 import type { Server } from '../../../model/types.js';
-import { describeValue, filePath, literal, raw, type Argument } from './arguments.js';
+import { filePath, literal, raw, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderLocations } from './renderLocation.js';
-import { certificateFilePath, STATUS_ADDRESS, type RenderContext } from './renderContext.js';
+import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
+import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
 import type { RenderScope } from './renderScope.js';
 import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
@@ -23,7 +24,6 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
   const isDefault = server.hostname === CATCH_ALL_HOSTNAME;
   const defaultServer = isDefault ? [raw.keyword('default_server')] : [];
   const http2 = configuration.settings.useHttp2 ? [raw.keyword('http2')] : [];
-  const certificate = certificatePath(server, scope);
 
   http.block('server', [], (block) => {
     for (const address of listenAddresses(context)) {
@@ -31,26 +31,16 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
       block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...defaultServer);
     }
     block.directive('server_name', serverNameArgument(server.hostname));
-    block.directive('ssl_certificate', filePath(certificate));
-    block.directive('ssl_certificate_key', filePath(certificate));
+    // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
+    block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
+    block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
+    renderCertificateHook(block);
     if (server.tls && configuration.settings.hsts) {
       block.directive('add_header', raw.headerName('Strict-Transport-Security'), raw.variable(HttpVariable.hstsHeader), raw.keyword('always'));
     }
     setLogVariableDefaults(block);
     renderLocations(block, server, scope);
   });
-}
-
-/** The server's own certificate file, else the default certificate's, else the fake one. */
-function certificatePath(server: Server, scope: RenderScope): string {
-  const { configuration, context } = scope;
-  const id = server.certificate ?? configuration.defaultCertificate;
-  if (id === undefined) return context.paths.fakeCertificate;
-  // A missing file would fail the reload as a whole; name the culprit instead.
-  if (!configuration.certificates.some((certificate) => certificate.id === id)) {
-    throw new Error(`server ${describeValue(server.hostname)} names unknown certificate ${describeValue(id)}`);
-  }
-  return certificateFilePath(context, id);
 }
 
 /** Each configured address, or one listen per port for all addresses. */
@@ -71,12 +61,16 @@ function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext): v
   });
 }
 
-/** Health and connection metrics for the controller, on the loopback address only. */
+/**
+ * Health, connection metrics and the live-state endpoints for the controller,
+ * on the loopback address only (a push holds private keys).
+ */
 function renderStatusServer(http: ConfigBuilder, context: RenderContext): void {
   const exactly = (path: string): Argument[] => [raw.keyword('='), literal(path)];
   http.block('server', [], (block) => {
     block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
     block.directive('access_log', raw.keyword('off'));
+    renderLiveStateEndpoints(block, context);
     block.block('location', exactly('/healthz'), (location) => {
       location.directive('return', raw.integer(200));
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  Argument, captureTemplate, filePath, ifEquals, literal, MAX_TOKEN_BYTES, raw, template, text, type Keyword,
+  Argument, captureTemplate, filePath, ifEquals, literal, luaPackagePath, MAX_TOKEN_BYTES, raw, template, text, type Keyword,
 } from '../../../../src/dataplane/nginx/render/arguments.js';
 import { tokenizeNginxConf } from './nginxConfTokenizer.js';
 
@@ -96,6 +96,19 @@ describe('filePath', () => {
   });
 });
 
+describe('luaPackagePath', () => {
+  test('the modules under an absolute directory, then ngx_lua\'s default path', () => {
+    assert.equal(luaPackagePath('/opt/portico/lua').token, '"/opt/portico/lua/?.lua;;"');
+    assert.equal(luaPackagePath('/opt/portico dir/lua/').word, '/opt/portico dir/lua/?.lua;;');
+  });
+
+  test('refuses what filePath refuses, relative directories and Lua\'s separator', () => {
+    for (const value of ['', '/a/$prefix', '/a/*', '/a/?', '/a\nb', 'lua', './lua', '/a;/b']) {
+      assert.throws(() => luaPackagePath(value), /unsupported (file path|Lua module directory)/, JSON.stringify(value));
+    }
+  });
+});
+
 describe('raw', () => {
   test('keywords come from a closed set', () => {
     assert.equal(raw.keyword('default_server').token, 'default_server');
@@ -124,18 +137,14 @@ describe('raw', () => {
     for (const value of ['10.0.0.0/33', '10.0.0.0/', '10.0.0.0/8/8', 'fd00::/129', 'all', 'example.com', '10.0.0.1; allow all', '10.0.0.1 ', '']) {
       assert.throws(() => raw.cidr(value), /invalid CIDR/, value);
     }
-    assert.equal(raw.endpoint('10.1.2.3', 8080).token, '10.1.2.3:8080');
-    assert.equal(raw.endpoint('fd00::1', 80).token, '[fd00::1]:80');
-    assert.equal(raw.endpoint('[fd00::1]', 80).token, '[fd00::1]:80');
-    assert.equal(raw.endpoint('backend.default.svc', 80).token, 'backend.default.svc:80');
-    for (const address of ['10.0.0.1:80', 'a b', 'x;y', '-leading.example', '[10.0.0.1]', '']) {
-      assert.throws(() => raw.endpoint(address, 80), /invalid endpoint address/, address);
-    }
-    for (const port of [0, 65536, 1.5, Number.NaN]) assert.throws(() => raw.endpoint('10.0.0.1', port), /invalid port/);
     assert.equal(raw.listen(undefined, 80).token, '80');
     assert.equal(raw.listen('127.0.0.1', 80).token, '127.0.0.1:80');
     assert.equal(raw.listen('::', 443).token, '[::]:443');
-    assert.throws(() => raw.listen('localhost', 80), /invalid listen address/);
+    assert.equal(raw.listen('[fd00::1]', 80).token, '[fd00::1]:80');
+    for (const address of ['localhost', '10.0.0.1:80', '[10.0.0.1]', 'a b', '']) {
+      assert.throws(() => raw.listen(address, 80), /invalid listen address/, address);
+    }
+    for (const port of [0, 65536, 1.5, Number.NaN]) assert.throws(() => raw.listen('10.0.0.1', port), /invalid port/);
   });
 
   test('names', () => {

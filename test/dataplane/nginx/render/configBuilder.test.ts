@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { literal, raw, text, type Argument } from '../../../../src/dataplane/nginx/render/arguments.js';
 import { ConfigBuilder, serializeConfig } from '../../../../src/dataplane/nginx/render/configBuilder.js';
+import { LuaCall, luaCall, luaRequire } from '../../../../src/dataplane/nginx/render/luaCall.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
 
 test('serializes directives, blocks and map entries with indentation, one per line', () => {
@@ -71,4 +72,45 @@ test('a hostile value stays one argument of its directive', () => {
       { name: 'location', args: [hostile], children: [] },
     ],
   }]);
+});
+
+test('a Lua block holds Portico\'s calls, one statement per line', () => {
+  const root = new ConfigBuilder();
+  root.block('http', [], (http) => {
+    http.luaBlock('init_by_lua_block', luaCall('portico.balancer', 'init', { status_port: 10246 }), luaRequire('portico.configuration'));
+    http.block('location', [literal('/')], (location) => location.luaBlock('rewrite_by_lua_block', luaCall('portico.balancer', 'rewrite')));
+  });
+  const text = serializeConfig(root.nodes);
+  assert.equal(text, [
+    'http {',
+    '    init_by_lua_block {',
+    '        require("portico.balancer").init({ status_port = 10246 })',
+    '        require("portico.configuration")',
+    '    }',
+    '',
+    '    location "/" {',
+    '        rewrite_by_lua_block {',
+    '            require("portico.balancer").rewrite()',
+    '        }',
+    '    }',
+    '}',
+    '',
+  ].join('\n'));
+  assert.deepEqual(parseNginxConf(text)[0]?.children?.[0]?.lua, ['require("portico.balancer").init({ status_port = 10246 })', 'require("portico.configuration")']);
+});
+
+test('Lua blocks take only LuaCalls of identifiers and integers', () => {
+  const builder = new ConfigBuilder();
+  assert.throws(() => builder.luaBlock('rewrite_by_lua_block'), /empty Lua block/);
+  assert.throws(() => builder.luaBlock('rewrite', luaCall('portico.balancer', 'rewrite')), /not a Lua block directive/);
+  assert.throws(() => builder.luaBlock('rewrite_by_lua_block', 'os.execute("id")' as unknown as LuaCall), /LuaCalls/);
+  for (const module of ['portico', 'os', 'portico.x"', 'portico.a;os', 'portico.A']) {
+    assert.throws(() => luaRequire(module), /invalid Lua module/, module);
+    assert.throws(() => luaCall(module, 'f'), /invalid Lua call/, module);
+  }
+  assert.throws(() => luaCall('portico.balancer', 'f()'), /invalid Lua call/);
+  assert.throws(() => luaCall('portico.balancer', 'init', { 'a=1, b': 1 }), /invalid Lua option/);
+  assert.throws(() => luaCall('portico.balancer', 'init', { port: 1.5 }), /invalid Lua option/);
+  const forge = LuaCall as unknown as new (key: symbol, code: string) => LuaCall;
+  assert.throws(() => new forge(Symbol('LuaCall'), 'os.execute("id")'), /luaCall\(\)/);
 });

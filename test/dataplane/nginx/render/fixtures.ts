@@ -1,13 +1,20 @@
 // Builders of model objects for the renderer's tests, with ingress-nginx's defaults.
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../../../../src/model/settings/globalSettings.js';
 import type {
   Backend, Certificate, Configuration, Endpoint, IngressRef, Location, LocationAnnotations, PathMatch, Server,
 } from '../../../../src/model/types.js';
 import { createRenderContext, type RenderContext, type RenderContextOptions } from '../../../../src/dataplane/nginx/render/renderContext.js';
 
-/** Paths relative to nginx's prefix, so one rendering works in any `nginx -t -p <dir>`. */
-export function testContext(options: RenderContextOptions = {}): RenderContext {
-  return createRenderContext('', { listenAddresses: ['127.0.0.1'], ...options });
+/** The repository's lua/ folder: what `nginx -t` loads in init_by_lua. */
+export const LUA_DIR = fileURLToPath(new URL('../../../../lua/', import.meta.url));
+
+/**
+ * Paths relative to nginx's prefix, so one rendering works in any `nginx -t -p <dir>`;
+ * the Lua modules from the repository.
+ */
+export function testContext(options: Partial<RenderContextOptions> = {}): RenderContext {
+  return createRenderContext('', { listenAddresses: ['127.0.0.1'], luaDir: LUA_DIR, ...options });
 }
 
 export interface AnnotationOverrides {
@@ -59,14 +66,20 @@ export function server(
 }
 
 export function backend(name: string, endpoints: Endpoint[], service: Partial<Backend['service']> = {}): Backend {
-  return { name, service: { namespace: 'default', name: 'web', port: 80, ...service }, endpoints };
+  return {
+    name,
+    service: { namespace: 'default', name: 'web', port: 80, ...service },
+    endpoints,
+    balancing: { algorithm: 'round_robin', hashBy: undefined, affinity: undefined },
+    canary: undefined,
+  };
 }
 
 export function certificate(id: string, hosts: string[]): Certificate {
   return {
     id,
     secret: `default/${id}`,
-    // The renderer only names the file; tests that run nginx write a real certificate there.
+    // Live state, never read by the renderer; tests that push it to nginx use real PEMs.
     certificatePem: '',
     keyPem: '',
     hosts,
@@ -84,3 +97,9 @@ export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & 
     settings: { ...DEFAULT_SETTINGS, ...parts.settings },
   };
 }
+
+/** The Lua hooks of every proxied location: the balancer, then ewma's response times. */
+export const BALANCER_HOOKS = [
+  ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
+  ['log_by_lua_block', 'require("portico.balancer").log()'],
+];

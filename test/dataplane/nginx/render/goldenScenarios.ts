@@ -1,13 +1,21 @@
 // Representative configurations whose renderings are kept under golden/.
 import type { Configuration } from '../../../../src/model/types.js';
-import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import type { RenderContext, RenderContextOptions } from '../../../../src/dataplane/nginx/render/renderContext.js';
 import { backend, certificate, configuration, ingressRef, location, server, testContext } from './fixtures.js';
 
 export interface GoldenScenario {
   /** File name under golden/, without `.conf`. */
   readonly name: string;
   readonly configuration: Configuration;
+  /** With GOLDEN_LUA_DIR, so the files do not depend on where the repository is. */
   readonly context: RenderContext;
+}
+
+/** The luaDir of the golden files; `nginx -t` runs them with the repository's lua/ instead. */
+export const GOLDEN_LUA_DIR = '/usr/share/portico/lua';
+
+function goldenContext(options: Partial<RenderContextOptions> = {}): RenderContext {
+  return testContext({ luaDir: GOLDEN_LUA_DIR, ...options });
 }
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }]);
@@ -16,7 +24,7 @@ const api = backend('default-api-http', [{ address: 'fd00::12', port: 9000 }], {
 /** Prefix and exact paths: `/api` as both (no second `= /api`), `/` and a nested prefix. */
 const plainPrefixAndExact: GoldenScenario = {
   name: 'plain-prefix-exact',
-  context: testContext(),
+  context: goldenContext(),
   configuration: configuration({
     servers: [
       server('_', []),
@@ -37,7 +45,7 @@ const captureRewrite = { rewrite: { target: '/$2', useRegex: true } };
 /** Regex mode with a capture rewrite; a prefix rewrite; trusted forwarded headers; JSON access log. */
 const regexWithRewrite: GoldenScenario = {
   name: 'regex-rewrite',
-  context: testContext(),
+  context: goldenContext(),
   configuration: configuration({
     servers: [
       server('_', []),
@@ -69,12 +77,12 @@ const defaultBackend = backend('ingress-nginx-default-backend-80', [{ address: '
 
 /**
  * TLS: a wildcard host with its own certificate, a host on the default
- * certificate, forced redirects, an ACME path left on HTTP, gRPC and HTTPS
+ * certificate (both live state: every server names the fallback), forced redirects, an ACME path left on HTTP, gRPC and HTTPS
  * upstreams, HSTS with preload, and non-standard ports.
  */
 const tlsWildcardDefaultBackend: GoldenScenario = {
   name: 'tls-wildcard-default-backend',
-  context: testContext({ ports: { http: 8080, https: 8443 } }),
+  context: goldenContext({ ports: { http: 8080, https: 8443 } }),
   configuration: configuration({
     servers: [
       server('_', [location('/', 'prefix', defaultBackend.name, { ingress: undefined })]),
@@ -96,10 +104,10 @@ const tlsWildcardDefaultBackend: GoldenScenario = {
   }),
 };
 
-/** Client address filters; no upstream keep-alive; access log off. */
+/** Client address filters; no upstream keep-alive; access log off; a smaller live-state dict. */
 const ipAccess: GoldenScenario = {
   name: 'ip-access',
-  context: testContext(),
+  context: goldenContext({ liveStateMemory: '16m' }),
   configuration: configuration({
     servers: [
       server('_', []),
@@ -113,10 +121,10 @@ const ipAccess: GoldenScenario = {
   }),
 };
 
-/** 404 without a backend, 503 for a backend without endpoints or an unknown one. */
+/** 404 without a backend; a backend without endpoints or an unknown one goes to Lua (which answers 503) all the same. */
 const emptyBackends: GoldenScenario = {
   name: 'empty-backends',
-  context: testContext(),
+  context: goldenContext(),
   configuration: configuration({
     servers: [
       server('_', []),

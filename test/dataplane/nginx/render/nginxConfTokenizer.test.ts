@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseNginxConf } from './nginxConfTokenizer.js';
+import { parseNginxConf, tokenizeNginxConf } from './nginxConfTokenizer.js';
 
 test('parses directives, blocks, quotes, escapes and comments as nginx does', () => {
   const source = [
@@ -37,5 +37,44 @@ test('an unescaped quote or brace changes the structure (what escaping prevents)
 test('rejects what nginx rejects', () => {
   for (const source of ['a "b"c;', 'a "b;', '}', 'a { b;', 'a b', '; a;', 'a { b }']) {
     assert.throws(() => parseNginxConf(source), Error, source);
+  }
+});
+
+test('a *_by_lua_block body is Lua, read up to its matching brace as ngx_lua does', () => {
+  const source = [
+    'http {',
+    '  init_by_lua_block {',
+    '    local t = { a = "}", b = \'{\', c = [[ } ]], d = [==[ ]] } ]==] }',
+    '    -- a comment } with a brace',
+    '    --[[ a long } comment ]] require("x").y({ n = 1 })',
+    '  }',
+    '  server { location / { rewrite_by_lua_block { f() } return 200; } }',
+    '}',
+  ].join('\n');
+  const [http] = parseNginxConf(source);
+  assert.deepEqual(http?.children?.[0], {
+    name: 'init_by_lua_block',
+    args: [],
+    lua: [
+      'local t = { a = "}", b = \'{\', c = [[ } ]], d = [==[ ]] } ]==] }',
+      '-- a comment } with a brace',
+      '--[[ a long } comment ]] require("x").y({ n = 1 })',
+    ],
+  });
+  assert.deepEqual(http?.children?.[1], {
+    name: 'server',
+    args: [],
+    children: [{ name: 'location', args: ['/'], children: [{ name: 'rewrite_by_lua_block', args: [], lua: ['f()'] }, { name: 'return', args: ['200'] }] }],
+  });
+  assert.deepEqual(tokenizeNginxConf('content_by_lua_block {\n  ngx.say("hi")\n}').map((token) => ('value' in token ? [token.type, token.value] : [token.type])),
+    [['word', 'content_by_lua_block'], ['lua', '\n  ngx.say("hi")\n']]);
+});
+
+test('only a directive name ending in _by_lua_block opens a Lua body; a quoted argument does not', () => {
+  assert.deepEqual(parseNginxConf('location "content_by_lua_block" { return 200; }'), [
+    { name: 'location', args: ['content_by_lua_block'], children: [{ name: 'return', args: ['200'] }] },
+  ]);
+  for (const source of ['content_by_lua_block { f(', 'content_by_lua_block { f("}) }', 'content_by_lua_block { [[ } }']) {
+    assert.throws(() => parseNginxConf(source), /unterminated/, source);
   }
 });

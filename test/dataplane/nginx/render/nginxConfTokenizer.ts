@@ -1,21 +1,32 @@
 // A reader of nginx configuration text that follows nginx's own tokenizer
-// (ngx_conf_read_token in src/core/ngx_conf_file.c), written independently of
-// the renderer so tests can check what nginx would actually see.
+// (ngx_conf_read_token in src/core/ngx_conf_file.c) and, for the bodies of
+// `*_by_lua_block` directives, ngx_lua's (ngx_http_lua_conf_lua_block_parse),
+// written independently of the renderer so tests can check what nginx would actually see.
 
 /** A directive as nginx parses it: arguments unquoted and unescaped; children for blocks. */
 export interface ParsedDirective {
   name: string;
   args: string[];
   children?: ParsedDirective[];
+  /** For `*_by_lua_block`: the Lua body's lines, trimmed, without blank ones. */
+  lua?: string[];
 }
 
-export type Token = { type: 'word' | 'comment'; value: string } | { type: ';' | '{' | '}' };
+export type Token =
+  | { type: 'word' | 'comment'; value: string }
+  /** The raw text between the braces of a `*_by_lua_block`. */
+  | { type: 'lua'; value: string }
+  | { type: ';' | '{' | '}' };
 
 const SPACE = new Set([' ', '\t', '\r', '\n']);
 
-/** Splits nginx configuration text into words, comments (text after `#`) and `;`, `{`, `}`. */
+const LUA_BLOCK = /_by_lua_block$/;
+
+/** Splits nginx configuration text into words, comments (text after `#`), Lua block bodies and `;`, `{`, `}`. */
 export function tokenizeNginxConf(source: string): Token[] {
   const tokens: Token[] = [];
+  /** The words of the directive being read. */
+  let statement: string[] = [];
   let at = 0;
   while (at < source.length) {
     const ch = source.charAt(at);
@@ -25,12 +36,21 @@ export function tokenizeNginxConf(source: string): Token[] {
       const end = source.indexOf('\n', at);
       tokens.push({ type: 'comment', value: source.slice(at + 1, end === -1 ? source.length : end) });
       at = end === -1 ? source.length : end + 1;
+    } else if (ch === '{' && statement.length === 1 && LUA_BLOCK.test(statement[0] ?? '')) {
+      // ngx_lua reads the body itself, as Lua: up to the brace that closes this one.
+      const end = luaBlockEnd(source, at);
+      tokens.push({ type: 'lua', value: source.slice(at + 1, end) });
+      statement = [];
+      at = end + 1;
     } else if (ch === ';' || ch === '{' || ch === '}') {
       tokens.push({ type: ch });
+      statement = [];
       at++;
     } else if (ch === '"' || ch === "'") {
       const end = quotedEnd(source, at);
-      tokens.push({ type: 'word', value: unescape(source.slice(at + 1, end)) });
+      const value = unescape(source.slice(at + 1, end));
+      tokens.push({ type: 'word', value });
+      statement.push(value);
       at = end + 1;
       // nginx wants a separator right after a closing quote.
       const next = source.charAt(at);
@@ -39,7 +59,9 @@ export function tokenizeNginxConf(source: string): Token[] {
       }
     } else {
       const end = wordEnd(source, at);
-      tokens.push({ type: 'word', value: unescape(source.slice(at, end)) });
+      const value = unescape(source.slice(at, end));
+      tokens.push({ type: 'word', value });
+      statement.push(value);
       at = end;
     }
   }
@@ -70,6 +92,61 @@ function wordEnd(source: string, start: number): number {
   return source.length;
 }
 
+/**
+ * Offset of the `}` that closes the Lua block opening at `open`: braces
+ * counted as Lua tokens, so none inside a string, long string or comment counts.
+ */
+function luaBlockEnd(source: string, open: number): number {
+  let depth = 0;
+  for (let at = open; at < source.length; at++) {
+    const ch = source.charAt(at);
+    if (ch === '{') {
+      depth++;
+    } else if (ch === '}') {
+      depth--;
+      if (depth === 0) return at;
+    } else if (ch === '"' || ch === "'") {
+      at = luaQuotedEnd(source, at);
+    } else if (ch === '[' && longBracketLevel(source, at) !== undefined) {
+      at = longBracketEnd(source, at);
+    } else if (source.startsWith('--', at)) {
+      const commentStart = at + 2;
+      if (source.charAt(commentStart) === '[' && longBracketLevel(source, commentStart) !== undefined) {
+        at = longBracketEnd(source, commentStart);
+      } else {
+        const end = source.indexOf('\n', commentStart);
+        at = end === -1 ? source.length : end;
+      }
+    }
+  }
+  throw new Error(`unterminated Lua block starting at offset ${open}`);
+}
+
+function luaQuotedEnd(source: string, start: number): number {
+  const quote = source.charAt(start);
+  for (let at = start + 1; at < source.length; at++) {
+    const ch = source.charAt(at);
+    if (ch === '\\') at++;
+    else if (ch === quote) return at;
+    else if (ch === '\n') break;
+  }
+  throw new Error(`unterminated Lua string starting at offset ${start}`);
+}
+
+/** The number of `=` of a long bracket (`[[`, `[==[`) opening at `start`, or undefined when none does. */
+function longBracketLevel(source: string, start: number): number | undefined {
+  const match = /^\[(=*)\[/.exec(source.slice(start, start + 256));
+  return match?.[1]?.length;
+}
+
+/** Offset of the last `]` of the long bracket opening at `start`. */
+function longBracketEnd(source: string, start: number): number {
+  const close = `]${'='.repeat(longBracketLevel(source, start) ?? 0)}]`;
+  const end = source.indexOf(close, start);
+  if (end === -1) throw new Error(`unterminated Lua long string starting at offset ${start}`);
+  return end + close.length - 1;
+}
+
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "'": "'", '\\': '\\', n: '\n', r: '\r', t: '\t' };
 
 // nginx resolves these escapes and keeps any other backslash with its character.
@@ -92,6 +169,13 @@ export function parseNginxConf(source: string): ParsedDirective[] {
         words.push(token.value);
         continue;
       }
+      if (token.type === 'lua') {
+        const [name, ...args] = words;
+        if (name === undefined) throw new Error(`Lua block without a directive (token ${at - 1})`);
+        directives.push({ name, args, lua: luaLines(token.value) });
+        words = [];
+        continue;
+      }
       if (token.type === '}') {
         if (!closed || words.length > 0) throw new Error(`unexpected "}" (token ${at - 1})`);
         return directives;
@@ -107,4 +191,8 @@ export function parseNginxConf(source: string): ParsedDirective[] {
   };
 
   return parseBlock(false);
+}
+
+function luaLines(body: string): string[] {
+  return body.split('\n').map((line) => line.trim()).filter((line) => line !== '');
 }

@@ -1,38 +1,46 @@
-// Runs the real nginx on rendered configurations, in throw-away prefixes
-// holding the files the configuration names.
+// Runs the real nginx (with Debian's Lua module) on rendered configurations,
+// in throw-away prefixes holding the files the configuration names.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Configuration } from '../../../../src/model/types.js';
-import { certificateFilePath, type RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
 
 const run = promisify(execFile);
 
 export const NGINX_BINARY = '/usr/sbin/nginx';
 
-/** A reason to skip the tests that run nginx, or undefined when it is installed. */
-export const missingNginx: string | undefined = existsSync(NGINX_BINARY) ? undefined : `${NGINX_BINARY} is not installed`;
+/** The dynamic modules every rendering loads (Debian's libnginx-mod-http-lua), under the default modulesDir. */
+const LUA_MODULES = ['/usr/share/nginx/modules/ndk_http_module.so', '/usr/share/nginx/modules/ngx_http_lua_module.so'];
 
-let throwAwayCertificate: Promise<string> | undefined;
+/** A reason to skip the tests that run nginx, or undefined when it and its Lua module are installed. */
+export const missingNginx: string | undefined = [NGINX_BINARY, ...LUA_MODULES].find((path) => !existsSync(path))?.concat(' is not installed');
 
-/** One self-signed P-256 certificate + key (PEM) for every certificate file of the tests. */
-function certificatePem(): Promise<string> {
-  throwAwayCertificate ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'portico-render-cert-'));
-    try {
-      const cert = join(dir, 'cert.pem');
-      const key = join(dir, 'key.pem');
-      await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=portico-render-test'], { timeout: 30_000 });
-      return (await readFile(cert, 'utf8')) + (await readFile(key, 'utf8'));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })();
-  return throwAwayCertificate;
+/** The subject of the static fallback certificate the prefixes hold. */
+export const FAKE_CERTIFICATE_NAME = 'portico-render-test';
+
+/** A self-signed P-256 certificate for `name` (CN and SAN). */
+export async function selfSignedCertificate(name: string): Promise<{ certificatePem: string; keyPem: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-render-cert-'));
+  try {
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name}`], { timeout: 30_000 });
+    return { certificatePem: await readFile(cert, 'utf8'), keyPem: await readFile(key, 'utf8') };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+let fakeCertificate: Promise<string> | undefined;
+
+/** One certificate + key (PEM) for the fake certificate file of every prefix. */
+function fakeCertificatePem(): Promise<string> {
+  fakeCertificate ??= selfSignedCertificate(FAKE_CERTIFICATE_NAME).then(({ certificatePem, keyPem }) => certificatePem + keyPem);
+  return fakeCertificate;
 }
 
 /** A throw-away nginx prefix holding a configuration and every file it names. */
@@ -45,22 +53,20 @@ export interface NginxPrefix {
 }
 
 /**
- * Writes `conf` and the files it names (certificates, log and temp
+ * Writes `conf` and the files it names (the fake certificate, log and temp
  * directories) under a temporary prefix. The context's paths must be
- * relative (see fixtures.testContext).
+ * relative (see fixtures.testContext), its luaDir the repository's lua/.
  */
-export async function createNginxPrefix(conf: string, configuration: Configuration, context: RenderContext): Promise<NginxPrefix> {
+export async function createNginxPrefix(conf: string, context: RenderContext): Promise<NginxPrefix> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-render-nginx-'));
   // nginx started as root runs its workers as nobody: they must reach the temp directories.
   await chmod(dir, 0o755);
   const inPrefix = (path: string): string => join(dir, path);
   const { paths } = context;
-  for (const subdir of [dirname(paths.errorLog), dirname(paths.accessLog), ...Object.values(paths.temp).map(dirname), paths.certificateDir]) {
-    await mkdir(inPrefix(subdir), { recursive: true });
+  for (const file of [paths.errorLog, paths.accessLog, ...Object.values(paths.temp), paths.fakeCertificate]) {
+    await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
-  const pem = await certificatePem();
-  const certificateFiles = [paths.fakeCertificate, ...configuration.certificates.map((cert) => certificateFilePath(context, cert.id))];
-  for (const file of certificateFiles) await writeFile(inPrefix(file), pem, { mode: 0o600 });
+  await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });
   const confFile = inPrefix('nginx.conf');
   await writeFile(confFile, conf);
   return {
@@ -72,8 +78,8 @@ export async function createNginxPrefix(conf: string, configuration: Configurati
 }
 
 /** Runs `nginx -t` on `conf` in a throw-away prefix; resolves with nginx's output, rejects with it when the test fails. */
-export async function nginxSyntaxCheck(conf: string, configuration: Configuration, context: RenderContext): Promise<string> {
-  const prefix = await createNginxPrefix(conf, configuration, context);
+export async function nginxSyntaxCheck(conf: string, context: RenderContext): Promise<string> {
+  const prefix = await createNginxPrefix(conf, context);
   try {
     const { stdout, stderr } = await run(NGINX_BINARY, ['-t', ...prefix.args], { timeout: 30_000 });
     return stdout + stderr;

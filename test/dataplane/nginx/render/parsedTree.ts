@@ -44,11 +44,12 @@ export function allDirectives(tree: readonly ParsedDirective[]): ParsedDirective
   return tree.flatMap((node) => [node, ...allDirectives(node.children ?? [])]);
 }
 
-/** The shape of a tree: names, argument counts and nesting, without the argument values. */
+/** The shape of a tree: names, argument counts, Lua bodies (Portico's constants) and nesting, without the argument values. */
 export interface Skeleton {
   name: string;
   argCount: number;
   children?: Skeleton[];
+  lua?: string[];
 }
 
 export function skeleton(tree: readonly ParsedDirective[]): Skeleton[] {
@@ -56,6 +57,7 @@ export function skeleton(tree: readonly ParsedDirective[]): Skeleton[] {
     name: node.name,
     argCount: node.args.length,
     ...(node.children === undefined ? {} : { children: skeleton(node.children) }),
+    ...(node.lua === undefined ? {} : { lua: node.lua }),
   }));
 }
 
@@ -64,6 +66,12 @@ export function expectedWords(nodes: readonly ConfigNode[]): ParsedDirective[] {
   return nodes.map((node) => {
     if (node.kind === 'entry') return { name: node.key.word, args: node.values.map((value) => value.word) };
     const directive: ParsedDirective = { name: node.name, args: node.args.map((arg) => arg.word) };
+    if (node.lua !== undefined) return { ...directive, lua: node.lua.map((call) => call.code) };
     return node.children === undefined ? directive : { ...directive, children: expectedWords(node.children) };
   });
+}
+
+/** Every `*_by_lua_block` of the tree with its Lua lines, depth first, as `[name, ...lines]`. */
+export function luaBlocks(tree: readonly ParsedDirective[]): string[][] {
+  return allDirectives(tree).flatMap((node) => (node.lua === undefined ? [] : [[node.name, ...node.lua]]));
 }

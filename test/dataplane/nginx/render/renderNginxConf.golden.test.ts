@@ -1,10 +1,12 @@
 // Golden files: the rendering of representative configurations, reviewed as
-// text. UPDATE_GOLDEN=1 rewrites them; every one must pass `nginx -t`.
+// text. UPDATE_GOLDEN=1 rewrites them; every one must pass `nginx -t` (with
+// the repository's lua/ as luaDir, the only difference from the file).
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
-import { GOLDEN_SCENARIOS } from './goldenScenarios.js';
+import { LUA_DIR } from './fixtures.js';
+import { GOLDEN_LUA_DIR, GOLDEN_SCENARIOS } from './goldenScenarios.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
 
@@ -27,7 +29,11 @@ for (const scenario of GOLDEN_SCENARIOS) {
     });
 
     test('passes nginx -t', { skip: missingNginx }, async () => {
-      await nginxSyntaxCheck(rendered, scenario.configuration, scenario.context);
+      const context = { ...scenario.context, luaDir: LUA_DIR };
+      const runnable = renderNginxConf(scenario.configuration, context);
+      const packagePath = (dir: string): string => `lua_package_path "${dir.replace(/\/$/, '')}/?.lua;;";`;
+      assert.equal(runnable, rendered.replace(packagePath(GOLDEN_LUA_DIR), packagePath(LUA_DIR)));
+      await nginxSyntaxCheck(runnable, context);
     });
   });
 }

@@ -1,10 +1,14 @@
 // The rendered configuration served by a real nginx in front of echo
-// backends: path and host matching as the Ingress spec wants, the request
-// passed unchanged, redirects, HSTS, 404/503 and the status server.
+// backends, once the live state (endpoints, certificates) is pushed to its
+// Lua modules as the controller does: path and host matching as the Ingress
+// spec wants, the request passed unchanged, redirects, HSTS, certificates by
+// SNI, 404/503, the status server, and an endpoint change without a reload.
 import assert from 'node:assert/strict';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { after, before, describe, test } from 'node:test';
+import { liveStateOf } from '../../../../src/dataplane/live/liveState.js';
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import type { Configuration } from '../../../../src/model/types.js';
 import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
@@ -12,22 +16,27 @@ import { spawnGuarded, type GuardedProcess } from '../../../support/childProcess
 import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../../../../tools/echo/echoServer.js';
 import { eventually } from '../../../support/eventually.js';
 import { freeLoopbackPorts } from '../../../support/freePort.js';
-import { backend, configuration, location, server, testContext } from './fixtures.js';
-import { createNginxPrefix, missingNginx, NGINX_BINARY, type NginxPrefix } from './nginxPrefix.js';
+import { backend, certificate, configuration, location, server, testContext } from './fixtures.js';
+import { createNginxPrefix, FAKE_CERTIFICATE_NAME, missingNginx, NGINX_BINARY, selfSignedCertificate, type NginxPrefix } from './nginxPrefix.js';
 
 interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Over TLS: the CN of the certificate nginx presented. */
+  certificateName?: string;
 }
 
 function get(port: number, host: string, path: string, tls = false): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const options = { host: '127.0.0.1', port, path, headers: { host }, agent: false } as const;
-    const handle = (response: import('node:http').IncomingMessage): void => {
+    const handle = (response: IncomingMessage): void => {
+      const certificateName = tls ? String((response.socket as TLSSocket).getPeerCertificate().subject.CN) : undefined;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
+      response.on('end', () => resolve({
+        status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString(), certificateName,
+      }));
     };
     const req = tls
       ? httpsRequest({ ...options, servername: host.replace(/:\d+$/, ''), rejectUnauthorized: false }, handle)
@@ -35,6 +44,30 @@ function get(port: number, host: string, path: string, tls = false): Promise<Rep
     req.on('error', reject);
     req.end();
   });
+}
+
+/** POSTs a live-state document to the status server, as LiveStateClient does. */
+function push(port: number, path: string, body: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1', port, path, method: 'POST', agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function pushLiveState(statusPort: number, config: Configuration): Promise<void> {
+  const state = liveStateOf(config);
+  const backends = await push(statusPort, '/configuration/backends', state.backends);
+  assert.equal(backends.status, 201, backends.body);
+  const certificates = await push(statusPort, '/configuration/certificates', state.certificates);
+  assert.equal(certificates.status, 201, certificates.body);
 }
 
 function echo(reply: Reply): EchoResponse {
@@ -46,6 +79,7 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
   let web: RunningEchoServer;
   let api: RunningEchoServer;
   let context: RenderContext;
+  let config: Configuration;
   let prefix: NginxPrefix;
   let nginx: GuardedProcess;
 
@@ -54,10 +88,13 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     api = await startEchoServer({ service: 'api', instance: 'api-1', host: '127.0.0.1', port: 0 });
     const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
     context = testContext({ ports: { http, https, defaultServer, status } });
-    const config = liveConfiguration(web.port, api.port);
-    prefix = await createNginxPrefix(renderNginxConf(config, context), config, context);
+    config = liveConfiguration(web.port, api.port, await selfSignedCertificate('secure.example.com'));
+    prefix = await createNginxPrefix(renderNginxConf(config, context), context);
     nginx = await spawnGuarded('nginx', NGINX_BINARY, prefix.args, `${prefix.dir}/nginx.out`);
     await eventually(async () => assert.equal((await get(status, 'localhost', '/healthz')).status, 200), { timeoutMs: 10_000 });
+    assert.equal((await get(status, 'localhost', '/is-dynamic-lb-initialized')).status, 404, 'nothing pushed yet');
+    await pushLiveState(status, config);
+    assert.equal((await get(status, 'localhost', '/is-dynamic-lb-initialized')).status, 200);
   });
 
   after(async () => {
@@ -102,6 +139,11 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     assert.equal(echo(secure).headers['x-forwarded-proto'], 'https');
   });
 
+  test('HTTPS: the pushed certificate by SNI, else the static fallback', async () => {
+    assert.equal((await get(context.ports.https, 'secure.example.com', '/p', true)).certificateName, 'secure.example.com');
+    assert.equal((await get(context.ports.https, 'app.example.com', '/foo', true)).certificateName, FAKE_CERTIFICATE_NAME);
+  });
+
   test('regex mode rewrites with captures', async () => {
     assert.equal(echo(await get(context.ports.http, 're.example.com', '/Something/else?x=1')).path, '/else');
   });
@@ -112,9 +154,19 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     assert.equal((await get(context.ports.defaultServer, 'app.example.com', '/foo')).status, 404);
     assert.match((await get(context.ports.status, 'localhost', '/nginx_status')).body, /Active connections/);
   });
+
+  test('new endpoints apply without a reload: a drained backend gets one', async () => {
+    const refilled: Configuration = {
+      ...config,
+      backends: config.backends.map((entry) => (entry.name === 'default-drained-80' ? { ...entry, endpoints: [{ address: '127.0.0.1', port: api.port }] } : entry)),
+    };
+    await pushLiveState(context.ports.status, refilled);
+    assert.equal(echo(await get(context.ports.http, 'app.example.com', '/drained/x')).service, 'api');
+    assert.equal(renderNginxConf(refilled, context), renderNginxConf(config, context), 'the same nginx.conf');
+  });
 });
 
-function liveConfiguration(webPort: number, apiPort: number): Configuration {
+function liveConfiguration(webPort: number, apiPort: number, secureCertificate: { certificatePem: string; keyPem: string }): Configuration {
   const web = backend('default-web-80', [{ address: '127.0.0.1', port: webPort }]);
   const api = backend('default-api-80', [{ address: '127.0.0.1', port: apiPort }], { name: 'api' });
   return configuration({
@@ -128,8 +180,9 @@ function liveConfiguration(webPort: number, apiPort: number): Configuration {
         location('/', 'prefix', web.name),
       ]),
       server('re.example.com', [location('/something(/|$)(.*)', 'regex', web.name, { annotations: { rewrite: { target: '/$2' } } })]),
-      server('secure.example.com', [location('/', 'prefix', web.name)], { tls: true }),
+      server('secure.example.com', [location('/', 'prefix', web.name)], { tls: true, certificate: 'secure-1' }),
     ],
     backends: [api, backend('default-drained-80', []), web],
+    certificates: [{ ...certificate('secure-1', ['secure.example.com']), ...secureCertificate }],
   });
 }

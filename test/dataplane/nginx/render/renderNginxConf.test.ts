@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
-import { createRenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
-import type { Configuration, Server } from '../../../../src/model/types.js';
-import { backend, certificate, configuration, location, server, testContext } from './fixtures.js';
+import { createRenderContext, DEFAULT_LIVE_STATE_MEMORY, DEFAULT_MODULES_DIR } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import type { Configuration, Endpoint, Server } from '../../../../src/model/types.js';
+import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, expectedWords, locationOf, named, only, serverNamed, servers } from './parsedTree.js';
+import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, only, serverNamed, servers } from './parsedTree.js';
+
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
@@ -35,9 +36,15 @@ describe('main and http', () => {
     assert.deepEqual(parsed(config), expectedWords(buildNginxConf(config, testContext())));
   });
 
-  test('main context from settings and context', () => {
+  test('main context from settings and context; the Lua modules first', () => {
     const tree = parsed(configuration({ settings: { workerProcesses: 4, errorLogLevel: 'warn', maxWorkerConnections: 0 } }),
-      createRenderContext('/run/portico', { workerUser: 'www-data' }));
+      createRenderContext('/run/portico', { workerUser: 'www-data', luaDir: LUA_DIR }));
+    assert.deepEqual(tree.slice(0, 3).map(({ name, args }) => [name, ...args]), [
+      ['load_module', `${DEFAULT_MODULES_DIR}/ndk_http_module.so`],
+      ['load_module', `${DEFAULT_MODULES_DIR}/ngx_http_lua_module.so`],
+      ['user', 'www-data'],
+    ]);
+    assert.equal(DEFAULT_MODULES_DIR, '/usr/share/nginx/modules');
     assert.deepEqual(only(tree, 'user').args, ['www-data']);
     assert.deepEqual(only(tree, 'worker_processes').args, ['4']);
     assert.equal(tree.filter((node) => node.name === 'pid').length, 0, 'the process manager sets pid on the command line');
@@ -60,6 +67,39 @@ describe('main and http', () => {
     const plain = only(parsed(configuration()), 'http');
     const schemeMap = named(plain.children, 'map').find((map) => map.args[1] === '$pass_access_scheme');
     assert.deepEqual(schemeMap?.children, [{ name: 'default', args: ['$scheme'] }]);
+  });
+
+  test('the Lua modules: package path, shared dict, and the modules loaded by the master', () => {
+    const http = only(parsed(configuration(), createRenderContext('', {
+      luaDir: '/opt/portico dir/lua/', modulesDir: '/opt/nginx/modules', liveStateMemory: '16m', ports: { status: 10999 },
+    })), 'http');
+    assert.deepEqual((http.children ?? []).slice(0, 4), [
+      { name: 'lua_package_path', args: ['/opt/portico dir/lua/?.lua;;'] },
+      { name: 'lua_shared_dict', args: ['portico_configuration', '16m'] },
+      { name: 'lua_shared_dict', args: ['portico_balancer_ewma', '10m'] },
+      {
+        name: 'init_by_lua_block',
+        args: [],
+        lua: ['require("portico.balancer").init({ status_port = 10999 })', 'require("portico.configuration")', 'require("portico.certificate")'],
+      },
+    ]);
+    const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, modulesDir: '/opt/nginx/modules' }));
+    assert.deepEqual(named(tree, 'load_module').map(({ args }) => args), [['/opt/nginx/modules/ndk_http_module.so'], ['/opt/nginx/modules/ngx_http_lua_module.so']]);
+    assert.deepEqual(argsOf(only(tree, 'http'), 'lua_shared_dict'), [
+      ['portico_configuration', DEFAULT_LIVE_STATE_MEMORY],
+      ['portico_balancer_ewma', '10m'],
+    ]);
+    assert.equal(DEFAULT_LIVE_STATE_MEMORY, '64m');
+  });
+
+  test('refuses a Lua directory, modules directory or live-state memory nginx or Lua would misread', () => {
+    for (const luaDir of ['', 'lua', './lua', '/a/$prefix/lua', '/a;/b', '/a/?', '/a\nb']) {
+      assert.throws(() => renderNginxConf(configuration(), testContext({ luaDir })), /unsupported (file path|Lua module directory)/, luaDir);
+    }
+    assert.throws(() => renderNginxConf(configuration(), testContext({ modulesDir: '/a/*' })), /unsupported file path/);
+    for (const liveStateMemory of ['', '64 m', '1m;', '64mb', '-1']) {
+      assert.throws(() => renderNginxConf(configuration(), testContext({ liveStateMemory })), /invalid size/, liveStateMemory);
+    }
   });
 
   test('refuses invalid admin settings with a clear error', () => {
@@ -90,16 +130,26 @@ describe('servers', () => {
 
   test('without listen addresses, binds all of them; without http2, no http2', () => {
     const config = configuration({ servers: [server('_', [])], settings: { useHttp2: false } });
-    const tree = parsed(config, createRenderContext('', { ports: { https: 8443 } }));
+    const tree = parsed(config, createRenderContext('', { ports: { https: 8443 }, luaDir: LUA_DIR }));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [['80', 'default_server'], ['8443', 'ssl', 'default_server']]);
   });
 
-  test('the status server is on 127.0.0.1 only', () => {
-    const tree = parsed(configuration(), createRenderContext(''));
+  test('the status server is on 127.0.0.1 only, with the live-state endpoints', () => {
+    const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, liveStateMemory: '16m' }));
     const status = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:10246'));
     assert.ok(status);
+    assert.deepEqual(argsOf(status, 'listen'), [['127.0.0.1:10246', 'default_server']]);
     assert.deepEqual(argsOf(locationOf(status, '=', '/healthz'), 'return'), [['200']]);
     assert.deepEqual(argsOf(locationOf(status, '=', '/nginx_status'), 'stub_status'), [[]]);
+    assert.deepEqual(argsOf(status, 'client_max_body_size'), [['16m']], 'a push bigger than the dict could not be stored');
+    assert.deepEqual(argsOf(status, 'client_body_buffer_size'), [['16m']]);
+    assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/backends')]),
+      [['content_by_lua_block', 'require("portico.configuration").handle_backends()']]);
+    assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/certificates')]),
+      [['content_by_lua_block', 'require("portico.configuration").handle_certificates()']]);
+    assert.deepEqual(luaBlocks([locationOf(status, '=', '/is-dynamic-lb-initialized')]),
+      [['content_by_lua_block', 'require("portico.configuration").handle_initialized()']]);
+    assert.deepEqual(argsOf(locationOf(status, '/'), 'return'), [['404']]);
   });
 
   test('a wildcard host matches exactly one label', () => {
@@ -124,18 +174,22 @@ describe('servers', () => {
     }
   });
 
-  test('certificates: own, default, fake; an unknown id is refused', () => {
+  test('certificates: every server names the static fallback, and Lua picks the pushed one by SNI', () => {
     const config = configuration({
       servers: [server('_', []), server('a.example.com', [], { tls: true, certificate: 'a-1' }), server('b.example.com', [], { tls: true })],
       certificates: [certificate('a-1', ['a.example.com'])],
+      defaultCertificate: 'a-1',
     });
-    const tree = parsed(config);
-    assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'ssl_certificate'), [['certificates/a-1.pem']]);
-    assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'ssl_certificate_key'), [['certificates/a-1.pem']]);
-    assert.deepEqual(argsOf(serverNamed(tree, 'b.example.com'), 'ssl_certificate'), [['fake-certificate.pem']]);
-    const withDefault = parsed({ ...config, defaultCertificate: 'a-1' });
-    assert.deepEqual(argsOf(serverNamed(withDefault, 'b.example.com'), 'ssl_certificate'), [['certificates/a-1.pem']]);
-    assert.throws(() => renderNginxConf({ ...config, certificates: [] }, testContext()), /unknown certificate "a-1"/);
+    const tree = parsed(config, testContext({ paths: { fakeCertificate: '/etc/portico/fake.pem' } }));
+    for (const hostname of ['_', 'a.example.com', 'b.example.com']) {
+      const block = serverNamed(tree, hostname);
+      assert.deepEqual(argsOf(block, 'ssl_certificate'), [['/etc/portico/fake.pem']], hostname);
+      assert.deepEqual(argsOf(block, 'ssl_certificate_key'), [['/etc/portico/fake.pem']], hostname);
+      assert.deepEqual(luaBlocks([block]).filter(([name]) => name === 'ssl_certificate_by_lua_block'),
+        [['ssl_certificate_by_lua_block', 'require("portico.certificate").call()']], hostname);
+    }
+    // An id no Certificate has is the Lua module's business (it keeps the fallback), not a render error.
+    assert.doesNotThrow(() => renderNginxConf({ ...config, certificates: [] }, testContext()));
   });
 
   test('HSTS only on TLS hosts, and only over HTTPS (an empty map value adds no header)', () => {
@@ -196,21 +250,43 @@ describe('locations', () => {
     assert.throws(() => renderNginxConf(configuration({ servers: [bare] }), testContext()), /no location for every path/);
   });
 
-  test('404 without a backend; 503 for an unknown backend or one without endpoints', () => {
+  test('404 without a backend; an unknown backend or one without endpoints goes to Lua (its 503) like any other', () => {
     const config = configuration({
       servers: [server('a.example.com', [
         location('/none', 'exact', undefined),
         location('/unknown', 'exact', 'default-unknown-80'),
         location('/empty', 'exact', 'default-empty-80'),
+        location('/full', 'exact', web.name),
       ])],
-      backends: [backend('default-empty-80', [])],
+      backends: [backend('default-empty-80', [], { name: 'empty', port: 8080 }), web],
     });
-    const tree = parsed(config);
-    const host = serverNamed(tree, 'a.example.com');
-    assert.deepEqual(argsOf(locationOf(host, '=', '/none'), 'return'), [['404']]);
-    assert.deepEqual(argsOf(locationOf(host, '=', '/unknown'), 'return'), [['503']]);
-    assert.deepEqual(argsOf(locationOf(host, '=', '/empty'), 'return'), [['503']]);
-    assert.deepEqual(named(only(tree, 'http').children, 'upstream'), [], 'no upstream without endpoints');
+    const host = serverNamed(parsed(config), 'a.example.com');
+    const none = locationOf(host, '=', '/none');
+    assert.deepEqual(argsOf(none, 'return'), [['404']]);
+    assert.deepEqual(luaBlocks([none]), []);
+    assert.deepEqual(argsOf(none, 'proxy_pass'), []);
+    const bodyOf = (path: string): ParsedDirective[] => (locationOf(host, '=', path).children ?? []).filter((directive) => directive.name !== 'set');
+    assert.deepEqual(bodyOf('/unknown'), bodyOf('/full'));
+    assert.deepEqual(bodyOf('/empty'), bodyOf('/full'));
+    assert.deepEqual(argsOf(locationOf(host, '=', '/unknown'), 'return'), []);
+    // The log variables still name the Service of a known backend (structure, not endpoints).
+    const serviceOf = (path: string): string[][] => argsOf(locationOf(host, '=', path), 'set')
+      .filter(([name]) => name === '$service_name' || name === '$service_port' || name === '$proxy_upstream_name');
+    assert.deepEqual(serviceOf('/unknown'), [['$proxy_upstream_name', 'default-unknown-80'], ['$service_name', ''], ['$service_port', '']]);
+    assert.deepEqual(serviceOf('/empty'), [['$proxy_upstream_name', 'default-empty-80'], ['$service_name', 'empty'], ['$service_port', '8080']]);
+  });
+
+  test('a proxied location: $proxy_upstream_name, redirect, rewrite, then the Lua balancer and the retries', () => {
+    const config = hostConfig('a.example.com', [
+      location('/', 'prefix', web.name, { annotations: { rewrite: { target: '/x' } } }),
+    ], true);
+    const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
+    const order = (root.children ?? []).map((directive) => directive.name)
+      .filter((name) => ['set', 'if', 'rewrite', 'rewrite_by_lua_block', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass'].includes(name));
+    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'rewrite_by_lua_block', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass']);
+    assert.deepEqual(luaBlocks([root]), BALANCER_HOOKS);
+    assert.deepEqual(argsOf(root, 'proxy_next_upstream'), [['error', 'timeout']]);
+    assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
   });
 
   test('proxies with Portico headers, HTTP/1.1 and no URI part; gRPC uses grpc_*', () => {
@@ -220,7 +296,7 @@ describe('locations', () => {
     ]);
     const host = serverNamed(parsed(config), 'a.example.com');
     const root = locationOf(host, '/');
-    assert.deepEqual(argsOf(root, 'proxy_pass'), [['http://default-web-80']]);
+    assert.deepEqual(argsOf(root, 'proxy_pass'), [['http://upstream_balancer']]);
     assert.deepEqual(argsOf(root, 'proxy_http_version'), [['1.1']]);
     assert.deepEqual(Object.fromEntries(argsOf(root, 'proxy_set_header').map(([name, value]) => [name, value])), {
       Host: '$best_http_host',
@@ -236,9 +312,13 @@ describe('locations', () => {
       Upgrade: '$http_upgrade',
     });
     const grpc = locationOf(host, '=', '/grpc');
-    assert.deepEqual(argsOf(grpc, 'grpc_pass'), [['grpcs://default-web-80']]);
+    assert.deepEqual(argsOf(grpc, 'grpc_pass'), [['grpcs://upstream_balancer']]);
     assert.deepEqual(argsOf(grpc, 'grpc_connect_timeout'), [['7s']]);
+    assert.deepEqual(argsOf(grpc, 'grpc_next_upstream'), [['error', 'timeout']]);
+    assert.deepEqual(argsOf(grpc, 'grpc_next_upstream_tries'), [['3']]);
+    assert.deepEqual(luaBlocks([grpc]), BALANCER_HOOKS);
     assert.deepEqual(argsOf(grpc, 'proxy_pass'), []);
+    assert.deepEqual(argsOf(grpc, 'proxy_next_upstream'), []);
     assert.ok(argsOf(grpc, 'grpc_set_header').every(([name]) => name !== 'Connection' && name !== 'Upgrade'));
   });
 
@@ -270,7 +350,7 @@ describe('locations', () => {
     const plain = serverNamed(parsed(hostConfig('b.example.com', [
       location('/', 'prefix', web.name),
       location('/forced', 'exact', web.name, { annotations: { rewrite: { forceSslRedirect: true } } }),
-    ]), createRenderContext('', { ports: { https: 8443 } })), 'b.example.com');
+    ]), testContext({ ports: { https: 8443 } })), 'b.example.com');
     assert.deepEqual(redirectIf(locationOf(plain, '/')), []);
     assert.deepEqual(argsOf(redirectIf(locationOf(plain, '=', '/forced'))[0] ?? { name: '', args: [] }, 'return'),
       [['308', 'https://$redirect_host:8443$request_uri']]);
@@ -286,13 +366,63 @@ describe('locations', () => {
     ]);
   });
 
-  test('upstreams: endpoints with max_fails=0, keep-alive unless disabled', () => {
+  test('one upstream: a placeholder server, the Lua balancer, then keep-alive unless disabled', () => {
     const two = backend('b-1', [{ address: '10.0.0.1', port: 80 }, { address: '2001:db8::1', port: 8080 }]);
-    const upstream = only(only(parsed(configuration({ backends: [two] })), 'http').children, 'upstream');
-    assert.deepEqual(upstream.args, ['b-1']);
-    assert.deepEqual(argsOf(upstream, 'server'), [['10.0.0.1:80', 'max_fails=0'], ['[2001:db8::1]:8080', 'max_fails=0']]);
-    assert.deepEqual(argsOf(upstream, 'keepalive'), [['320']]);
+    const upstream = only(only(parsed(configuration({ backends: [two, web] })), 'http').children, 'upstream');
+    assert.deepEqual(upstream, {
+      name: 'upstream',
+      args: ['upstream_balancer'],
+      children: [
+        { name: 'server', args: ['0.0.0.1'] },
+        { name: 'balancer_by_lua_block', args: [], lua: ['require("portico.balancer").balance()'] },
+        { name: 'keepalive', args: ['320'] },
+        { name: 'keepalive_time', args: ['1h'] },
+        { name: 'keepalive_timeout', args: ['60s'] },
+        { name: 'keepalive_requests', args: ['10000'] },
+      ],
+    });
     const noPool = only(only(parsed(configuration({ backends: [two], settings: { upstreamKeepaliveConnections: 0 } })), 'http').children, 'upstream');
-    assert.deepEqual((noPool.children ?? []).map((directive) => directive.name), ['server', 'server']);
+    assert.deepEqual((noPool.children ?? []).map((directive) => directive.name), ['server', 'balancer_by_lua_block']);
+  });
+});
+
+describe('structure only: endpoints and certificates are live state', () => {
+  const endpoints = (count: number): Endpoint[] => Array.from({ length: count }, (_, index) => ({ address: `10.1.0.${index + 1}`, port: 8080 + index }));
+
+  /** One structure; `variant` picks the endpoints and certificates. */
+  function liveVariant(variant: 'a' | 'b'): Configuration {
+    const a = variant === 'a';
+    const api = { ...backend('default-api-80', endpoints(a ? 1 : 10), { name: 'api' }) };
+    if (!a) api.balancing = { ...api.balancing, algorithm: 'ewma' };
+    const drained = backend('default-drained-80', a ? [] : [{ address: 'fd00::1', port: 80 }], { name: 'drained' });
+    const own = a ? 'a-own-1' : 'b-own-2';
+    const fallback = a ? 'a-default-1' : 'b-default-2';
+    return configuration({
+      servers: [
+        server('_', [location('/', 'prefix', api.name, { ingress: undefined })]),
+        server('app.example.com', [location('/api', 'prefix', api.name), location('/drained', 'exact', drained.name)], { tls: true, certificate: own }),
+        server('*.example.com', [location('/', 'prefix', api.name)], { tls: true, certificate: a ? own : undefined }),
+      ],
+      backends: [api, drained],
+      certificates: [
+        { ...certificate(own, ['app.example.com', '*.example.com']), certificatePem: `-----BEGIN CERTIFICATE-----\n${variant}`, keyPem: `key ${variant}` },
+        { ...certificate(fallback, ['default.example.com']), notAfter: a ? '2030-01-01T00:00:00Z' : '2031-01-01T00:00:00Z' },
+      ],
+      defaultCertificate: a ? fallback : undefined,
+    });
+  }
+
+  test('two configurations that differ in endpoints (1 vs 10), balancing and certificates (ids, PEMs, default) render byte-identical text', () => {
+    const [a, b] = [liveVariant('a'), liveVariant('b')];
+    assert.notDeepEqual(a.backends, b.backends);
+    assert.notDeepEqual(a.certificates, b.certificates);
+    assert.equal(renderNginxConf(a, testContext()), renderNginxConf(b, testContext()));
+  });
+
+  test('no endpoint address and no certificate id appears in the text', () => {
+    const rendered = renderNginxConf(liveVariant('b'), testContext());
+    for (const absent of ['10.1.0.', 'fd00::1', 'b-own-2', 'b-default-2', 'BEGIN CERTIFICATE', 'certificates/']) {
+      assert.ok(!rendered.includes(absent), absent);
+    }
   });
 });

@@ -1,0 +1,97 @@
+// The hooks of Portico's Lua modules (lua/README.md): endpoints and
+// certificates are pushed to nginx at run time, so nginx.conf only names the
+// modules, their shared dict, the one balancer upstream, and where each
+// module is called. No endpoint and no certificate is ever written here.
+import { posix } from 'node:path';
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import { filePath, literal, luaPackagePath, raw } from './arguments.js';
+import type { ConfigBuilder } from './configBuilder.js';
+import { luaCall, luaRequire } from './luaCall.js';
+import type { RenderContext } from './renderContext.js';
+
+/** The upstream every proxied location passes to; Lua picks each peer. */
+export const BALANCER_UPSTREAM = 'upstream_balancer';
+
+const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
+
+/** lua/portico/state.lua's dict. */
+const SHARED_DICT = 'portico_configuration';
+/** lua/portico/balancer/ewma.lua's scores, shared by the workers (about 400 bytes an endpoint). */
+const EWMA_DICT = 'portico_balancer_ewma';
+const EWMA_DICT_SIZE = '10m';
+
+/** The Lua blocks' statements: constants, apart from the status port. */
+const LuaHook = {
+  init: (statusPort: number) => [
+    luaCall('portico.balancer', 'init', { status_port: statusPort }),
+    luaRequire('portico.configuration'),
+    luaRequire('portico.certificate'),
+  ],
+  balance: luaCall('portico.balancer', 'balance'),
+  rewrite: luaCall('portico.balancer', 'rewrite'),
+  log: luaCall('portico.balancer', 'log'),
+  certificate: luaCall('portico.certificate', 'call'),
+  handleBackends: luaCall('portico.configuration', 'handle_backends'),
+  handleCertificates: luaCall('portico.configuration', 'handle_certificates'),
+  handleInitialized: luaCall('portico.configuration', 'handle_initialized'),
+} as const;
+
+/** The main context's `load_module`s; they must come before the blocks that use the modules. */
+export function renderLuaModules(main: ConfigBuilder, context: RenderContext): void {
+  for (const file of MODULE_FILES) main.directive('load_module', filePath(posix.join(context.modulesDir, file)));
+}
+
+/** The http block's module path, shared dict, and the modules loaded in the master (workers inherit them). */
+export function renderLuaSettings(http: ConfigBuilder, context: RenderContext): void {
+  http.directive('lua_package_path', luaPackagePath(context.luaDir));
+  http.directive('lua_shared_dict', raw.keyword(SHARED_DICT), raw.size(context.liveStateMemory));
+  http.directive('lua_shared_dict', raw.keyword(EWMA_DICT), raw.size(EWMA_DICT_SIZE));
+  http.luaBlock('init_by_lua_block', ...LuaHook.init(context.ports.status));
+}
+
+/** The one upstream of every proxied location: a placeholder server, Lua's balancer, then keep-alive. */
+export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSettings): void {
+  http.block('upstream', [raw.upstreamName(BALANCER_UPSTREAM)], (upstream) => {
+    upstream.directive('server', raw.keyword('0.0.0.1'));
+    upstream.luaBlock('balancer_by_lua_block', LuaHook.balance);
+    // After the balancer: nginx's keepalive wraps the peer selection that precedes it.
+    if (settings.upstreamKeepaliveConnections > 0) {
+      upstream.directive('keepalive', raw.integer(settings.upstreamKeepaliveConnections));
+      upstream.directive('keepalive_time', raw.time(settings.upstreamKeepaliveTime));
+      upstream.directive('keepalive_timeout', raw.seconds(settings.upstreamKeepaliveTimeout));
+      upstream.directive('keepalive_requests', raw.integer(settings.upstreamKeepaliveRequests));
+    }
+  });
+}
+
+/**
+ * In a proxied location, after `set $proxy_upstream_name`: the backend's
+ * balancer (canary, affinity, or 503 when it has no endpoint), and the
+ * response times that ewma learns from.
+ */
+export function renderBalancerHooks(location: ConfigBuilder): void {
+  location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
+  location.luaBlock('log_by_lua_block', LuaHook.log);
+}
+
+/** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */
+export function renderCertificateHook(server: ConfigBuilder): void {
+  server.luaBlock('ssl_certificate_by_lua_block', LuaHook.certificate);
+}
+
+/** The status server's live-state endpoints; a push larger than the dict could never be stored. */
+export function renderLiveStateEndpoints(status: ConfigBuilder, context: RenderContext): void {
+  status.directive('client_max_body_size', raw.size(context.liveStateMemory));
+  // The whole push in memory, not in a temporary file.
+  status.directive('client_body_buffer_size', raw.size(context.liveStateMemory));
+  const endpoints = [
+    ['/configuration/backends', LuaHook.handleBackends],
+    ['/configuration/certificates', LuaHook.handleCertificates],
+    ['/is-dynamic-lb-initialized', LuaHook.handleInitialized],
+  ] as const;
+  for (const [path, handler] of endpoints) {
+    status.block('location', [raw.keyword('='), literal(path)], (location) => {
+      location.luaBlock('content_by_lua_block', handler);
+    });
+  }
+}

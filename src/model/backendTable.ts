@@ -1,0 +1,69 @@
+// The backends a configuration names, each built once. As in ingress-nginx,
+// where the first Ingress to create an upstream configures it, a backend's
+// balancing comes from the oldest Ingress that routes to it, whatever the
+// order the routes are found in (canaries are merged after every primary).
+import { isDeepStrictEqual } from 'node:util';
+import { backendName, buildBackend, type ServiceLookup, type ServiceReference } from './backends.js';
+import type { Backend, Balancing, Canary, IngressProblem, IngressRef } from './types.js';
+
+/** An Ingress routing to a backend, with the balancing it asks for. */
+export interface BalancingClaim {
+  /** The Ingress's position, oldest first: the lowest rank wins. */
+  rank: number;
+  ingress: IngressRef;
+  balancing: Balancing;
+}
+
+export class BackendTable {
+  private readonly backends = new Map<string, Backend>();
+  private readonly claims = new Map<string, BalancingClaim[]>();
+  private readonly canaries = new Map<string, Canary>();
+
+  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's). */
+  constructor(
+    private readonly lookup: ServiceLookup,
+    private readonly unclaimed: Balancing,
+  ) {}
+
+  /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
+  add(service: ServiceReference, claim?: BalancingClaim): string {
+    const name = backendName(service);
+    if (!this.backends.has(name)) this.backends.set(name, buildBackend(service, this.lookup, this.unclaimed));
+    if (claim) this.claims.set(name, [...(this.claims.get(name) ?? []), claim]);
+    return name;
+  }
+
+  /** Which backend `primary` (a name from add) sends the requests its canary policy picks to. */
+  setCanary(primary: string, canary: Canary): void {
+    this.canaries.set(primary, canary);
+  }
+
+  /** The backends by name; newer Ingresses whose balancing lost to an older one's are told. */
+  finish(problems: IngressProblem[]): Backend[] {
+    return [...this.backends.values()]
+      .map((backend) => {
+        const balancing = this.balancingOf(backend.name, problems);
+        return { ...backend, balancing: balancing ?? backend.balancing, canary: this.canaries.get(backend.name) };
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private balancingOf(name: string, problems: IngressProblem[]): Balancing | undefined {
+    const [winner, ...others] = [...(this.claims.get(name) ?? [])].sort((a, b) => a.rank - b.rank);
+    if (!winner) return undefined;
+    const told = new Set<number>([winner.rank]);
+    for (const claim of others) {
+      if (told.has(claim.rank) || isDeepStrictEqual(claim.balancing, winner.balancing)) continue;
+      told.add(claim.rank);
+      problems.push({
+        ingress: claim.ingress,
+        severity: 'info',
+        reason: 'BalancingConflict',
+        message:
+          `backend ${name} keeps the load-balance, upstream-hash-by and affinity settings of the older Ingress ` +
+          `${winner.ingress.namespace}/${winner.ingress.name}`,
+      });
+    }
+    return winner.balancing;
+  }
+}

@@ -1,0 +1,83 @@
+// Endpoint and certificate changes reach nginx through Lua: traffic follows
+// them while nginx.conf stays byte-identical and no worker is replaced (a
+// reload would start new workers).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { eventually } from '../support/eventually.js';
+import { echoed, httpGet } from '../support/httpGet.js';
+import { applyIngress, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyTlsSecret } from '../support/tlsSecrets.js';
+
+const run = promisify(execFile);
+let cluster: E2eCluster;
+
+before(async () => {
+  cluster = await startE2eCluster('live');
+});
+after(() => cluster?.close());
+
+/** The running nginx.conf and the pids of the master's workers: what a reload would change. */
+async function nginxState(): Promise<{ conf: string; workers: string }> {
+  const prefix = cluster.portico.prefix;
+  const master = (await readFile(join(prefix, 'logs', 'nginx.pid'), 'utf8')).trim();
+  const { stdout } = await run('pgrep', ['-P', master]);
+  return { conf: await readFile(join(prefix, 'conf', 'nginx.conf'), 'utf8'), workers: stdout.split('\n').sort().join(' ') };
+}
+
+/** The instances that answer `count` requests (bounded). */
+async function instancesAnswering(host: string, count: number): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const result = await httpGet({ port: cluster.portico.ports.http, host, path: '/' });
+    seen.add(result.status === 200 ? echoed(result).instance : String(result.status));
+  }
+  return seen;
+}
+
+test('scaling a backend from 1 to 10 endpoints and back changes traffic, not nginx.conf, and reloads nothing', async () => {
+  const backends = await startBackends(cluster, 'scaled', 10);
+  const first = backends[0];
+  assert.ok(first);
+  await createService(cluster, 'scaled', [first]);
+  await applyIngress(cluster, ingress(cluster, 'scaled', { rules: [{ host: 'scaled.live.test', http: { paths: paths(['/', 'Prefix', 'scaled']) } }] }));
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 3))], ['scaled-1']));
+  const before = await nginxState();
+
+  await setEndpoints(cluster, 'scaled', backends.map((backend) => backend.address));
+  await eventually(async () => assert.equal((await instancesAnswering('scaled.live.test', 40)).size, 10), { timeoutMs: 20_000 });
+  await setEndpoints(cluster, 'scaled', [first.address]);
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 20))], ['scaled-1']));
+  await setEndpoints(cluster, 'scaled', []);
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 3))], ['503']));
+
+  const afterwards = await nginxState();
+  assert.equal(afterwards.conf, before.conf, 'nginx.conf is byte-identical');
+  assert.equal(afterwards.workers, before.workers, 'the same workers: no reload');
+});
+
+test('a rotated certificate is served without a reload', async () => {
+  const host = 'rotate.live.test';
+  await createService(cluster, 'tls-app', await startBackends(cluster, 'tls-app'));
+  const first = await applyTlsSecret(cluster, 'rotating', [host]);
+  await applyIngress(
+    cluster,
+    ingress(cluster, 'rotating', { tls: [{ hosts: [host], secretName: 'rotating' }], rules: [{ host, http: { paths: paths(['/', 'Prefix', 'tls-app']) } }] }),
+  );
+  const fingerprint = async () => (await httpGet({ port: cluster.portico.ports.https, host, https: true })).certificate?.fingerprint256;
+  // The route answering means the reload that added the host is done (certificates arrive live, before it).
+  await eventually(async () => {
+    const result = await httpGet({ port: cluster.portico.ports.https, host, https: true });
+    assert.equal(result.status === 200 ? echoed(result).service : result.status, 'tls-app');
+    assert.equal(result.certificate?.fingerprint256, first.fingerprint256);
+  });
+  const before = await nginxState();
+  const second = await applyTlsSecret(cluster, 'rotating', [host]);
+  await eventually(async () => assert.equal(await fingerprint(), second.fingerprint256));
+  const afterwards = await nginxState();
+  assert.equal(afterwards.conf, before.conf, 'nginx.conf is byte-identical');
+  assert.equal(afterwards.workers, before.workers, 'the same workers: no reload');
+});
