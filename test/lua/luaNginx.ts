@@ -113,6 +113,9 @@ http {
     require("portico.balancer").init({ status_port = ${ports.status} })
     require("portico.configuration")
     require("portico.certificate")
+    -- Loaded by the master (root), as Portico's own modules are: workers run as
+    -- nobody and may not read a private checkout.
+    require("portico_unit")
 
     for name in pairs(_G) do
       if not globals[name] then ngx.log(ngx.ERR, "portico test: global variable written at load: ", name) end
