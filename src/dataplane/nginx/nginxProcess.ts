@@ -46,7 +46,9 @@ export interface NginxProcessOptions {
   timeouts?: Partial<NginxTimeouts>;
 }
 
-const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 60_000, startMs: 60_000, reloadMs: 60_000, stopMs: 30_000 };
+// Loading a configuration grows with its size: bench/render.ts measured `nginx -t`
+// at 57 s for 10,000 Ingresses on 2 cores, so a minute is not enough.
+const DEFAULT_TIMEOUTS: NginxTimeouts = { testMs: 300_000, startMs: 300_000, reloadMs: 300_000, stopMs: 30_000 };
 // A dead master is an outage: retry quickly at first.
 const DEFAULT_RESTART_BACKOFF: BackoffPolicy = { initialMs: 250, maxMs: 10_000 };
 const CONTROL_LOG_TRIM_INTERVAL_MS = 60_000;
