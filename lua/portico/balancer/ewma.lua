@@ -9,6 +9,7 @@
 -- There is no lock (lua-resty-lock is not on Debian, and the log phase cannot
 -- wait for one): two workers updating one endpoint at the same moment can
 -- lose one sample, which an average over many samples does not notice.
+local untried = require("portico.balancer.untried")
 local ngx = ngx
 local ngx_now = ngx.now
 local ngx_var = ngx.var
@@ -108,18 +109,7 @@ function _M.sync(self, backend)
 end
 
 function _M.balance(self, tried)
-  local candidates = self.peers
-  if tried ~= nil then
-    local untried = {}
-    for _, peer in ipairs(candidates) do
-      if not tried[peer] then
-        untried[#untried + 1] = peer
-      end
-    end
-    if #untried > 0 then
-      candidates = untried
-    end
-  end
+  local candidates = untried(self.peers, tried)
   local count = #candidates
   local peer = candidates[1]
   if count > 1 then

@@ -8,6 +8,7 @@
 -- The backend key, md5(md5(name) .. name) as in ingress-nginx, tells canary
 -- routing which backend a client is affinitized to.
 local chash = require("portico.balancer.chash")
+local untried = require("portico.balancer.untried")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -239,18 +240,7 @@ function persistent.find(self, key)
 end
 
 function persistent.pick(self, tried)
-  local candidates = self.peers
-  if tried ~= nil then
-    local untried = {}
-    for _, peer in ipairs(candidates) do
-      if not tried[peer] then
-        untried[#untried + 1] = peer
-      end
-    end
-    if #untried > 0 then
-      candidates = untried
-    end
-  end
+  local candidates = untried(self.peers, tried)
   local peer = candidates[math_random(#candidates)]
   return peer, self.key_of[peer]
 end
