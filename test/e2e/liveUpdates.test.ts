@@ -81,3 +81,17 @@ test('a rotated certificate is served without a reload', async () => {
   assert.equal(afterwards.conf, before.conf, 'nginx.conf is byte-identical');
   assert.equal(afterwards.workers, before.workers, 'the same workers: no reload');
 });
+
+test('after the nginx master dies, Portico restarts it and pushes the live state again before it is healthy', async () => {
+  await createService(cluster, 'survivor', await startBackends(cluster, 'survivor'));
+  await applyIngress(cluster, ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }));
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']));
+  const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+  process.kill(master, 'SIGKILL');
+  // A fresh master has empty shared memory: without the re-push every backend would answer 503.
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']), { timeoutMs: 20_000 });
+  const healthz = await httpGet({ port: cluster.portico.ports.healthz, path: '/healthz' });
+  assert.equal(healthz.status, 200);
+  const restarted = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+  assert.notEqual(restarted, master, 'a new master');
+});
