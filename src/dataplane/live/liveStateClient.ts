@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import type { Logger } from '../../log/logger.js';
-import { backoffDelay, type BackoffPolicy } from '../../sources/kubernetes/backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../../retry/backoff.js';
 import type { LiveState } from './liveState.js';
 
 const PARTS = { backends: '/configuration/backends', certificates: '/configuration/certificates' } as const;

@@ -8,7 +8,7 @@
 // and then by the master, and loading runs what it names (modules, Lua).
 import { rename, writeFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.js';
-import { backoffDelay, type BackoffPolicy } from '../../sources/kubernetes/backoff.js';
+import { backoffDelay, type BackoffPolicy } from '../../retry/backoff.js';
 import { ControlLog } from './process/controlLog.js';
 import { launchMaster } from './process/launchMaster.js';
 import { describeExit, type MasterProcess, type ProcessExit } from './process/masterProcess.js';

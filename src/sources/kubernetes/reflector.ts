@@ -7,7 +7,7 @@ import type { Logger } from '../../log/logger.js';
 import type { KubeObject } from '../../kube/objects.js';
 import { KubeApiError, type KubeHttpClient } from '../../kube/kubeHttpClient.js';
 import type { ObjectSink } from '../../store/objectSink.js';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from '../../retry/backoff.js';
 import { collectionPath, type ResourceDescriptor } from './resources.js';
 import { watchEvents } from './watchEvents.js';
 

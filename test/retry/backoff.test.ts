@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backoffDelay } from '../../../src/sources/kubernetes/backoff.js';
+import { backoffDelay } from '../../src/retry/backoff.js';
 
 const policy = { initialMs: 100, maxMs: 1000 };
 
