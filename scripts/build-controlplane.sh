@@ -19,6 +19,8 @@ if [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ]; then
   exit 0
 fi
 
+# Go's official install location, for shells whose PATH lacks it.
+command -v go >/dev/null || PATH="$PATH:/usr/local/go/bin"
 command -v go >/dev/null || { echo "build-controlplane: Go is needed to build the test control plane" >&2; exit 1; }
 export GOMODCACHE="$cache/go/mod" GOCACHE="$cache/go/build" GOFLAGS=-mod=mod CGO_ENABLED=0
 mkdir -p "$out.tmp"
