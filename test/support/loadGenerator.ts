@@ -31,6 +31,8 @@ export interface LoadFailure {
 }
 
 export interface LoadReport {
+  /** Epoch milliseconds when the load started (failures' atMs count from here). */
+  readonly startedAt: number;
   readonly requests: number;
   readonly durationMs: number;
   /** Responses by status code. */
@@ -67,7 +69,8 @@ export function startLoad(options: LoadOptions): LoadGenerator {
   const maxDurationMs = options.maxDurationMs ?? 60_000;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const agent = options.https
-    ? new HttpsAgent({ keepAlive: true, maxSockets: concurrency })
+    ? // No TLS session resumption: every new connection is a full handshake that sees the certificate served now.
+      new HttpsAgent({ keepAlive: true, maxSockets: concurrency, maxCachedSessions: 0 })
     : new HttpAgent({ keepAlive: true, maxSockets: concurrency });
   const send = options.https ? httpsRequest : httpRequest;
   const started = Date.now();
@@ -169,6 +172,7 @@ export function startLoad(options: LoadOptions): LoadGenerator {
   });
 
   const snapshot = (): LoadReport => ({
+    startedAt: started,
     requests: done,
     durationMs: (finishedAt ?? Date.now()) - started,
     statuses: { ...statuses },
