@@ -14,12 +14,11 @@
  */
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseCommandLine } from '../src/cli/commandLine.js';
 import { startControlPlane } from '../test/support/controlPlane.js';
 import { createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../test/support/e2eCluster.js';
 import { echoed, httpGet, type HttpResult } from '../test/support/httpGet.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { defaultSyncRateLimit, positiveInteger } from './support/options.js';
 import { median, percentile } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -88,11 +87,6 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-function defaultSyncRateLimit(): number {
-  const parsed = parseCommandLine([]);
-  if (parsed.kind !== 'run') throw new Error('an empty command line should run');
-  return parsed.flags.syncRateLimit;
-}
 
 /** Creates an Ingress for its own host and polls until that host answers 200 from the backend. */
 async function timeToFirstResponse(cluster: E2eCluster, name: string): Promise<number> {

@@ -15,10 +15,9 @@
  *    them, with --sync-rate-limit=100 (the e2e harness's value) and with the
  *    default (0.3).
  */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseCommandLine } from '../src/cli/commandLine.js';
 import { startControlPlane } from '../test/support/controlPlane.js';
 import {
   createService,
@@ -32,7 +31,8 @@ import {
 import { echoed, httpGet, type HttpResult } from '../test/support/httpGet.js';
 import type { EchoBackend } from '../test/support/testNetwork.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { defaultSyncRateLimit, positiveInteger } from './support/options.js';
+import { appliedConfigurations, readFrom } from '../test/support/porticoLog.js';
 import { median, percentile } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -127,11 +127,6 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-function defaultSyncRateLimit(): number {
-  const parsed = parseCommandLine([]);
-  if (parsed.kind !== 'run') throw new Error('an empty command line should run');
-  return parsed.flags.syncRateLimit;
-}
 
 async function endpointSwitches(cluster: E2eCluster, switches: number): Promise<SwitchRun> {
   const service = 'live';
@@ -230,20 +225,9 @@ async function ingressBurst(
 
 /** Portico's 'configuration applied' log lines, and how many of them reloaded nginx. */
 function countApplied(log: string): { reloads: number; applied: number } {
-  const applied = log.split('\n').filter((line) => line.includes('configuration applied'));
-  return { reloads: applied.filter((line) => line.includes('"outcome":"reloaded"')).length, applied: applied.length };
+  const { lines, reloads } = appliedConfigurations(log);
+  return { reloads, applied: lines.length };
 }
 
-async function readFrom(path: string, offset: number): Promise<string> {
-  const file = await open(path);
-  try {
-    const { size } = await file.stat();
-    const buffer = Buffer.alloc(Math.max(0, size - offset));
-    await file.read(buffer, 0, buffer.length, offset);
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
-}
 
 await main();

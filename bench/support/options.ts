@@ -1,6 +1,15 @@
+import { parseCommandLine } from '../../src/cli/commandLine.js';
+
 /** A command-line option that must be a positive integer (a count or a duration in seconds). */
 export function positiveInteger(flag: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${flag} wants a positive integer, got ${value}`);
   return parsed;
+}
+
+/** Portico's --sync-rate-limit when none is given (ingress-nginx's 0.3). */
+export function defaultSyncRateLimit(): number {
+  const parsed = parseCommandLine([]);
+  if (parsed.kind !== 'run') throw new Error('an empty command line should run');
+  return parsed.flags.syncRateLimit;
 }

@@ -49,7 +49,6 @@ export interface StoreSnapshot {
   /** Ingresses this controller serves, in no particular order. */
   ingresses(): Ingress[];
   ingress(key: string): Ingress | undefined;
-  classDecision(key: string): ClassDecision | undefined;
   ingressClasses(): IngressClass[];
   service(key: string): Service | undefined;
   endpointSlicesOfService(serviceKey: string): EndpointSlice[];
@@ -114,10 +113,6 @@ export class Store implements StoreSnapshot {
   ingress(key: string): Ingress | undefined {
     const ingress = this.caches.Ingress.get(key);
     return ingress && this.decisions.get(key)?.managed && this.isServed(ingress) ? ingress : undefined;
-  }
-
-  classDecision(key: string): ClassDecision | undefined {
-    return this.decisions.get(key);
   }
 
   ingressClasses(): IngressClass[] {

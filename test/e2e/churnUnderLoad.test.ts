@@ -4,7 +4,8 @@
 // sending requests to a host whose backend always has endpoints.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { appliedConfigurations, readFrom } from '../support/porticoLog.js';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from '../support/eventually.js';
@@ -163,8 +164,8 @@ test('(c) a burst of 100 Ingress changes is coalesced into few reloads, all host
     // Let trailing syncs of the burst land in the log.
     await sleep(1_500);
     const log = await readFrom(logPath, logOffset);
-    const applied = log.split('\n').filter((line) => line.includes('configuration applied'));
-    reloads = applied.filter((line) => line.includes('"outcome":"reloaded"')).length;
+    const { lines: applied, reloads: counted } = appliedConfigurations(log);
+    reloads = counted;
     unchanged = applied.filter((line) => line.includes('"outcome":"unchanged"')).length;
     console.log(
       `(c) ${BURST} Ingresses created in ${appliedMs} ms, all served after ${servedMs} ms: ` +
@@ -197,15 +198,3 @@ test('(c) a burst of 100 Ingress changes is coalesced into few reloads, all host
     () => assertNoFailures(report),
   );
 });
-
-async function readFrom(path: string, offset: number): Promise<string> {
-  const file = await open(path);
-  try {
-    const { size } = await file.stat();
-    const buffer = Buffer.alloc(Math.max(0, size - offset));
-    await file.read(buffer, 0, buffer.length, offset);
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
-}
