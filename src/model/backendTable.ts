@@ -40,11 +40,18 @@ export class BackendTable {
 
   /** The backends by name; newer Ingresses whose balancing lost to an older one's are told. */
   finish(problems: IngressProblem[]): Backend[] {
+    const balancings = new Map<string, Balancing>();
+    for (const backend of this.backends.values()) {
+      balancings.set(backend.name, this.balancingOf(backend.name, problems) ?? backend.balancing);
+    }
+    // As ingress-nginx's merge, the primary's affinity (even none) replaces the canary's own.
+    for (const [primary, canary] of this.canaries) {
+      const canaryBalancing = balancings.get(canary.backend);
+      if (canary.affinityBehavior !== 'sticky' || !canaryBalancing) continue;
+      balancings.set(canary.backend, { ...canaryBalancing, affinity: balancings.get(primary)?.affinity });
+    }
     return [...this.backends.values()]
-      .map((backend) => {
-        const balancing = this.balancingOf(backend.name, problems);
-        return { ...backend, balancing: balancing ?? backend.balancing, canary: this.canaries.get(backend.name) };
-      })
+      .map((backend) => ({ ...backend, balancing: balancings.get(backend.name) ?? backend.balancing, canary: this.canaries.get(backend.name) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

@@ -122,6 +122,12 @@ export interface CanaryPolicy {
   headerPattern: string | undefined;
   /** `canary-by-cookie`: `always` or `never` in this cookie decides. */
   cookie: string | undefined;
+  /**
+   * `affinity-canary-behavior`: `sticky` (ingress-nginx's default) gives the
+   * canary backend the primary's cookie affinity, so a client the canary took
+   * stays on it; `legacy` keeps the canary backend's own balancing.
+   */
+  affinityBehavior: 'sticky' | 'legacy';
 }
 
 /** A primary backend's canary: another backend and the policy that sends requests to it. */

@@ -100,3 +100,31 @@ test('canary: header always/never, cookie, and a 50% weight split', async () => 
   const toCanary = split.get(canaryInstance) ?? 0;
   assert.ok(toCanary >= 80 && toCanary <= 120, `canary got ${toCanary} of 200`);
 });
+
+test('affinity-canary-behavior sticky: a client the canary took keeps the primary\'s cookie and stays on the canary', async () => {
+  const affinity = { affinity: 'cookie', 'session-cookie-name': 'STICKY' };
+  const host = await serve('stickyprimary', affinity, pool.slice(2, 4));
+  await createService(cluster, 'stickycanary', pool.slice(4, 5));
+  await applyIngress(
+    cluster,
+    ingress(
+      cluster,
+      'stickycanary',
+      { rules: [{ host, http: { paths: paths(['/', 'Prefix', 'stickycanary']) } }] },
+      prefixed({ canary: 'true', 'canary-weight': '50' }),
+    ),
+  );
+  const canaryInstance = 'pool-5';
+  // Fresh clients until the weight sends one to the canary (50 %, so 30 tries fail with odds of 1e-9).
+  const taken = await eventually(async () => {
+    for (let i = 0; i < 30; i++) {
+      const answer = await httpGet({ port: cluster.portico.ports.http, host });
+      if (answer.status === 200 && echoed(answer).instance === canaryInstance) return answer;
+    }
+    throw new Error('no request of 30 reached the canary');
+  });
+  const setCookie = taken.headers['set-cookie']?.[0] ?? '';
+  assert.match(setCookie, /^STICKY=[^;]+/, 'the canary backend sets the primary\'s affinity cookie');
+  const counts = await spread(host, 30, { headers: { cookie: setCookie.split(';')[0] ?? '' } });
+  assert.deepEqual([...counts.keys()], [canaryInstance], 'the weight is not drawn again for a pinned client');
+});

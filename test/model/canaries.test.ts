@@ -2,7 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accepted, annotated, backendOf, build, ingress, locationsOf, problemsOf } from './modelTestSupport.js';
 
-const POLICY = { weight: 0, weightTotal: 100, header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined };
+const POLICY = {
+  weight: 0,
+  weightTotal: 100,
+  header: undefined,
+  headerValue: undefined,
+  headerPattern: undefined,
+  cookie: undefined,
+  affinityBehavior: 'sticky',
+};
 
 const primary = (name = 'prod', paths: Parameters<typeof ingress>[2] = [['/', 'Prefix', 'web']], host = 'h') =>
   accepted(ingress(name, host, paths));
@@ -36,6 +44,7 @@ test('header, header value or pattern, cookie and weight total are carried', () 
     headerValue: undefined,
     headerPattern: '^(yes|1)$',
     cookie: 'beta_user',
+    affinityBehavior: 'sticky',
   });
 });
 
@@ -118,4 +127,34 @@ test("a canary's spec.defaultBackend and spec.tls do nothing", () => {
   assert.equal(result.configuration.servers.find((s) => s.hostname === 'h')?.tls, false);
   assert.equal(backendOf(result, 'app-fallback-80'), undefined);
   assert.equal(backendOf(result, 'app-web-80')?.canary?.backend, 'app-web-beta-80');
+});
+
+test('affinity-canary-behavior sticky (the default) gives the canary backend the primary\'s affinity, even none', () => {
+  const sticky = { affinity: 'cookie', 'session-cookie-name': 'PRIMARY' };
+  const result = build([
+    annotated(ingress('prod', 'h', [['/', 'Prefix', 'web']]), sticky),
+    canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie', 'session-cookie-name': 'OWN' }),
+  ]);
+  assert.equal(backendOf(result, 'app-web-beta-80')?.balancing.affinity?.cookie.name, 'PRIMARY');
+  assert.equal(backendOf(result, 'app-web-80')?.canary?.affinityBehavior, 'sticky');
+
+  const unpinnedPrimary = build([
+    primary(),
+    canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie' }),
+  ]);
+  assert.equal(backendOf(unpinnedPrimary, 'app-web-beta-80')?.balancing.affinity, undefined, 'the primary has none, so neither has the canary');
+});
+
+test('affinity-canary-behavior legacy keeps the canary backend\'s own balancing', () => {
+  const result = build([
+    annotated(ingress('prod', 'h', [['/', 'Prefix', 'web']]), { affinity: 'cookie', 'session-cookie-name': 'PRIMARY' }),
+    canary('beta', [['/', 'Prefix', 'web-beta']], {
+      'canary-weight': '10',
+      'affinity-canary-behavior': 'legacy',
+      affinity: 'cookie',
+      'session-cookie-name': 'OWN',
+    }),
+  ]);
+  assert.equal(backendOf(result, 'app-web-beta-80')?.balancing.affinity?.cookie.name, 'OWN');
+  assert.equal(backendOf(result, 'app-web-80')?.balancing.affinity?.cookie.name, 'PRIMARY');
 });

@@ -2,7 +2,7 @@
 // the traffic of another Ingress's paths (ingress-nginx's "canary" group).
 // Which primary a canary joins is the model's business (canaries.ts).
 import { parsePortableRegex } from '../settings/portableRegex.js';
-import { integerParser, parseBoolean, parseCookieName, parseHeaderName, patternParser } from '../settings/valueSyntax.js';
+import { integerParser, optionParser, parseBoolean, parseCookieName, parseHeaderName, patternParser } from '../settings/valueSyntax.js';
 import type { CanaryPolicy } from '../types.js';
 import {
   issuesIfSet,
@@ -42,11 +42,18 @@ const canaryByHeaderPattern: AnnotationDefinition<string> = {
 
 const canaryByCookie: AnnotationDefinition<string> = { name: 'canary-by-cookie', risk: 'Medium', parse: parseCookieName };
 
+/** ingress-nginx reads it on the canary Ingress, beside the affinity annotations; it only acts on canaries. */
+const affinityCanaryBehavior: AnnotationDefinition<CanaryPolicy['affinityBehavior']> = {
+  name: 'affinity-canary-behavior',
+  risk: 'Low',
+  parse: optionParser(['sticky', 'legacy']),
+};
+
 /** Settings that send traffic to a canary: on an Ingress that is not one, they are a mistake. */
 const ROUTING_SETTINGS = [canaryByHeader, canaryByHeaderValue, canaryByHeaderPattern, canaryByCookie];
 
 export const canaryAnnotations: AnnotationGroup<CanaryPolicy | undefined> = {
-  annotations: [canary, canaryWeight, canaryWeightTotal, ...ROUTING_SETTINGS],
+  annotations: [canary, canaryWeight, canaryWeightTotal, ...ROUTING_SETTINGS, affinityCanaryBehavior],
   issues: (values) => (values.get(canary) === true ? canaryIssues(values) : notCanaryIssues(values)),
   resolve: (values) => {
     if (values.get(canary) !== true) return undefined;
@@ -59,6 +66,7 @@ export const canaryAnnotations: AnnotationGroup<CanaryPolicy | undefined> = {
       headerValue,
       headerPattern: header === undefined || headerValue !== undefined ? undefined : values.get(canaryByHeaderPattern),
       cookie: values.get(canaryByCookie),
+      affinityBehavior: values.get(affinityCanaryBehavior) ?? 'sticky',
     };
   },
 };
@@ -80,7 +88,7 @@ function notCanaryIssues(values: AnnotationValues): AnnotationIssue[] {
     ),
     ...issuesIfSet(
       values,
-      zeroWeight ? [canaryWeight, canaryWeightTotal] : [canaryWeightTotal],
+      zeroWeight ? [canaryWeight, canaryWeightTotal, affinityCanaryBehavior] : [canaryWeightTotal, affinityCanaryBehavior],
       'ignored',
       'ignored: it has no effect without canary: "true"',
     ),

@@ -1,6 +1,7 @@
 // affinity, affinity-mode and the session-cookie-* annotations: a cookie that
 // pins a client to one endpoint (ingress-nginx's "affinity" group;
-// affinity-canary-behavior and session-cookie-partitioned are not implemented yet).
+// session-cookie-partitioned is not implemented yet; affinity-canary-behavior
+// only acts on canaries, so it lives in canaryAnnotations.ts).
 import {
   integerParser,
   optionParser,

@@ -118,7 +118,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'cors-allow-credentials': 'Low',
       'cors-max-age': 'Low',
       // session affinity
-      'affinity-canary-behavior': 'Low',
       'session-cookie-partitioned': 'Low',
       // upstreams
       'service-upstream': 'Low',

@@ -97,6 +97,7 @@ test("canary: on the primary, naming the canary's backend, unset fields null", (
     headerValue: undefined,
     headerPattern: '^(yes|1)$',
     cookie: undefined,
+    affinityBehavior: 'sticky' as const,
   };
   const [primary] = (liveBackends([backend('web', { canary }), backend('web-beta')]) as { backends: { canary: unknown }[] }).backends;
   assert.deepEqual(primary?.canary, {

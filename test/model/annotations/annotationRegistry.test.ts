@@ -33,6 +33,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'upstream-hash-by-subset-size': 'Low',
     affinity: 'Low',
     'affinity-mode': 'Medium',
+    'affinity-canary-behavior': 'Low',
     'session-cookie-name': 'Medium',
     'session-cookie-path': 'Medium',
     'session-cookie-domain': 'Medium',
@@ -73,7 +74,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
   for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
-  for (const name of ['enable-cors', 'affinity-canary-behavior', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-buffering']) {
+  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-buffering']) {
     assert.equal(unsafe(name), false, name);
   }
 });

@@ -9,6 +9,7 @@ const DEFAULT_POLICY = {
   headerValue: undefined,
   headerPattern: undefined,
   cookie: undefined,
+  affinityBehavior: 'sticky',
 };
 
 test('an Ingress is not a canary unless canary is "true"', () => {
@@ -25,6 +26,7 @@ test('every canary setting', () => {
     'canary-by-header': 'X-Canary',
     'canary-by-header-pattern': '^(eu|us)-[0-9]+$',
     'canary-by-cookie': 'canary_user',
+    'affinity-canary-behavior': 'legacy',
   });
   assert.deepEqual(warnings, []);
   assert.deepEqual(value.canary, {
@@ -34,6 +36,7 @@ test('every canary setting', () => {
     headerValue: undefined,
     headerPattern: '^(eu|us)-[0-9]+$',
     cookie: 'canary_user',
+    affinityBehavior: 'legacy',
   });
   const byValue = accepted({ canary: 'true', 'canary-by-header': 'X-Region', 'canary-by-header-value': 'eu west/2' }).value.canary;
   assert.equal(byValue?.headerValue, 'eu west/2');
@@ -55,6 +58,7 @@ test('canary values are validated', () => {
     'canary-by-header-value': ['a;b', 'a"b', "a'b", `${'a'.repeat(257)}`],
     'canary-by-header-pattern': ['(a+)+', '(?=x)', '\\1', '[', 'a{2,1}', 'é'],
     'canary-by-cookie': ['a;b', 'a=b', 'a b'],
+    'affinity-canary-behavior': ['Sticky', 'always', 'sticky legacy'],
   };
   for (const [name, values] of Object.entries(invalid)) {
     for (const text of values) {
@@ -85,6 +89,8 @@ test('a zero weight or a weight total without canary: "true" routes nothing: ign
     `annotation ${PREFIX}/canary-weight: ignored: it has no effect without canary: "true"`,
     `annotation ${PREFIX}/canary-weight-total: ignored: it has no effect without canary: "true"`,
   ]);
+  const behaviour = accepted({ 'affinity-canary-behavior': 'legacy' }).warnings;
+  assert.deepEqual(behaviour, [`annotation ${PREFIX}/affinity-canary-behavior: ignored: it has no effect without canary: "true"`]);
 });
 
 test('a header value or pattern needs canary-by-header, and a value makes the pattern moot', () => {
