@@ -121,8 +121,9 @@ test('from annotations to the live document', () => {
     backends.map((b) => [b.name, b.loadBalance, b.affinity?.cookie.name, b.canary?.backend]),
     [
       ['app-web-80', 'round_robin', 'route', 'app-web-beta-80'],
-      ['app-web-beta-80', 'round_robin', undefined, undefined],
+      ['app-web-beta-80', 'round_robin', 'route', undefined],
     ],
+    'affinity-canary-behavior sticky (the default): the canary backend shares the primary\'s affinity',
   );
 });
 
