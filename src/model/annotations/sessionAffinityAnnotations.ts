@@ -24,7 +24,7 @@ const COOKIE_DOMAIN = new RegExp(`^(?=.{1,254}$)\\.?(?:${DNS_LABEL}\\.)*${DNS_LA
 const parseCookieSeconds = integerParser(0, 2 ** 31 - 1, ' of seconds');
 
 // Case-insensitive options, as ingress-nginx.
-const affinity: AnnotationDefinition<'cookie'> = { name: 'affinity', risk: 'Low', parse: optionParser(['cookie'], true) };
+export const affinity: AnnotationDefinition<'cookie'> = { name: 'affinity', risk: 'Low', parse: optionParser(['cookie'], true) };
 
 const affinityMode: AnnotationDefinition<SessionAffinity['mode']> = {
   name: 'affinity-mode',

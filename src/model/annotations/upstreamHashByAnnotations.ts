@@ -12,7 +12,7 @@ const HASH_KEY = new RegExp(`^(?=.{1,256}$)(?:${LITERAL}|${VARIABLE})+$`);
 
 const DEFAULT_SUBSET_SIZE = 3;
 
-const upstreamHashBy: AnnotationDefinition<string> = {
+export const upstreamHashBy: AnnotationDefinition<string> = {
   name: 'upstream-hash-by',
   risk: 'High',
   parse: patternParser(

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accepted, assertRefusedWith } from './annotationTestSupport.js';
+import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
 
 test('load-balance defaults to the ConfigMap value', () => {
   assert.equal(accepted({}).value.balancing.algorithm, 'round_robin');
@@ -26,4 +26,13 @@ test("load-balance refuses ingress-nginx's chash and sticky values, naming the a
 
 test('load-balance is Low risk: admitted at every level', () => {
   assert.equal(accepted({ 'load-balance': 'ewma' }, { annotationsRiskLevel: 'Low' }).value.balancing.algorithm, 'ewma');
+});
+
+test('load-balance beside affinity or upstream-hash-by is ignored with a warning naming what wins', () => {
+  const withAffinity = accepted({ 'load-balance': 'ewma', affinity: 'cookie', 'upstream-hash-by': '$remote_addr' });
+  assert.deepEqual(withAffinity.warnings, [`annotation ${PREFIX}/load-balance: ignored: affinity chooses the endpoint instead`]);
+  const withHash = accepted({ 'load-balance': 'ewma', 'upstream-hash-by': '$remote_addr' });
+  assert.deepEqual(withHash.warnings, [`annotation ${PREFIX}/load-balance: ignored: upstream-hash-by chooses the endpoint instead`]);
+  assert.deepEqual(accepted({ 'load-balance': 'ewma' }).warnings, []);
+  assert.deepEqual(accepted({ affinity: 'cookie' }).warnings, [], 'no warning when load-balance is not set');
 });
