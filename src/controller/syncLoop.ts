@@ -2,7 +2,7 @@
 // model → data plane. Problems reach the user as log lines and Kubernetes
 // Events; a configuration nginx refuses never replaces the running one.
 import type { Logger } from '../log/logger.js';
-import type { ConfigMap } from '../kube/objects.js';
+import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration } from '../model/buildConfiguration.js';
 import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
@@ -10,15 +10,17 @@ import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
 import type { ApplyResult, DataPlane } from '../dataplane/dataPlane.js';
-import type { IngressEventRecorder } from './eventRecorder.js';
+import type { ControllerEventRecorder, IngressEventRecorder } from './events/eventRecorder.js';
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
 
 export interface SyncLoopOptions {
   store: Store;
   dataPlane: DataPlane;
-  events: IngressEventRecorder;
+  events: IngressEventRecorder & ControllerEventRecorder;
   logger: Logger;
+  /** false with `--disable-sync-events`: "Scheduled for sync" is only logged, not recorded on the Ingress. */
+  syncEvents?: boolean;
   annotationsPrefix: string;
   /** `--configmap` (`namespace/name`). */
   configMap?: string;
@@ -42,6 +44,8 @@ export class SyncLoop {
   private defaults: LocationAnnotations | undefined;
   private readonly reportedUnknownKeys = new Set<string>();
   private running: string | undefined;
+  /** Every served Ingress at the last sync; the store replaces an object that changes, so identity tells a new version. */
+  private readonly syncedIngresses = new Map<string, Ingress>();
   /** The configuration nginx runs, as last applied successfully. */
   current: Configuration | undefined;
   syncs = 0;
@@ -72,7 +76,9 @@ export class SyncLoop {
     this.syncs++;
     const { store, logger } = this.options;
     const settings = this.currentSettings();
-    const acceptance = this.acceptance.update(store.ingresses(), settings);
+    const ingresses = store.ingresses();
+    this.reportScheduled(ingresses);
+    const acceptance = this.acceptance.update(ingresses, settings);
     for (const refusal of acceptance.refused) {
       const fallback = refusal.servingPrevious ? 'the last valid version keeps serving' : 'the Ingress is not served';
       this.options.events.record(refusal.ingress, 'Warning', 'Rejected', `${refusal.errors.join('; ')} (${fallback})`);
@@ -102,7 +108,9 @@ export class SyncLoop {
     );
     if (outcome.outcome === 'rejected') {
       logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
+      this.options.events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);
     } else {
+      if (outcome.outcome === 'reloaded') this.options.events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
       this.running = text;
       this.current = result.configuration;
       logger.info(
@@ -111,6 +119,29 @@ export class SyncLoop {
       );
     }
     return { applied: result.configuration, outcome: outcome.outcome };
+  }
+
+  /**
+   * ingress-nginx's "Sync" Event ("Scheduled for sync") on every served
+   * Ingress that is new or changed since the last sync; Ingresses that are
+   * gone are forgotten, so a re-created one is reported afresh.
+   */
+  private reportScheduled(ingresses: readonly Ingress[]): void {
+    const current = new Set<string>();
+    for (const ingress of ingresses) {
+      const key = objectKey(ingress);
+      current.add(key);
+      if (this.syncedIngresses.get(key) === ingress) continue;
+      this.syncedIngresses.set(key, ingress);
+      if (this.options.syncEvents === false) this.options.logger.info({ ingress: key, reason: 'Sync' }, 'Scheduled for sync');
+      else this.options.events.record(ingress, 'Normal', 'Sync', 'Scheduled for sync');
+    }
+    for (const key of this.syncedIngresses.keys()) {
+      if (current.has(key)) continue;
+      this.syncedIngresses.delete(key);
+      const [namespace = '', name = ''] = key.split('/');
+      this.options.events.forget(namespace, name);
+    }
   }
 
   private currentSettings(): GlobalSettings {
