@@ -65,7 +65,7 @@ export const FLAG_DEFINITIONS = [
     description: 'Only watch namespaces matching this label selector (exclusive with --watch-namespace).' },
   { name: 'sync-period', kind: 'duration', default: 0, implemented: false,
     description: 'How often the local object caches are fully re-listed; 0 disables it.' },
-  { name: 'disable-sync-events', kind: 'bool', default: false, implemented: false,
+  { name: 'disable-sync-events', kind: 'bool', default: false, implemented: true,
     description: "Do not create 'Sync' Event objects (the syncs are still logged)." },
 
   // Class selection
@@ -197,9 +197,9 @@ export const FLAG_DEFINITIONS = [
     description: 'Maximum number of request records nginx sends in one batch.' },
 
   // Shutdown
-  { name: 'shutdown-grace-period', kind: 'int', default: 0, implemented: false,
+  { name: 'shutdown-grace-period', kind: 'int', default: 0, implemented: true,
     description: 'Seconds to wait after the shutdown signal before stopping nginx.' },
-  { name: 'post-shutdown-grace-period', kind: 'int', default: 10, implemented: false,
+  { name: 'post-shutdown-grace-period', kind: 'int', default: 10, implemented: true,
     description: 'Seconds to wait after nginx stopped before the controller exits.' },
 
   // GeoIP

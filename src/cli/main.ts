@@ -5,10 +5,12 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventRecorder } from '../controller/eventRecorder.js';
+import { EventRecorder } from '../controller/events/eventRecorder.js';
+import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { startHealthServer } from '../health/healthServer.js';
+import { controllerPod } from '../kube/controllerPod.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
 import { KINDS } from '../kube/objects.js';
@@ -18,8 +20,12 @@ import { ManifestSource } from '../sources/manifests/manifestSource.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
 import type { Flags } from './flags.js';
+import { Shutdown } from './shutdown.js';
 import { storeSettingsFromFlags } from './storeSettingsFromFlags.js';
 import { PORTICO_VERSION } from './version.js';
+
+// Events still unwritten at exit get this long (the API server may be gone).
+const EVENT_FLUSH_TIMEOUT_MS = 5_000;
 
 interface Source {
   start(): Promise<void>;
@@ -36,7 +42,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
   if (flags.manifests) {
     const sinks = Object.fromEntries(KINDS.map((kind) => [kind, store.sink(kind)]));
     const source = new ManifestSource({ dir: flags.manifests, sinks, logger: logger.child({ source: 'manifests' }) });
-    return { source, events: new EventRecorder(logger), close: async () => {} };
+    return { source, events: new EventRecorder({ logger }), close: async () => {} };
   }
   const kubeConfig = loadKubeConfig({
     kubeconfig: flags.kubeconfig,
@@ -52,7 +58,8 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
-  return { source, events: new EventRecorder(logger, kubeConfig), close: () => client.close() };
+  const events = new EventRecorder({ logger, sink: new KubernetesEventSink(kubeConfig), pod: await controllerPod(kubeConfig, process.env, logger) });
+  return { source, events, close: () => client.close() };
 }
 
 async function run(argv: readonly string[]): Promise<number> {
@@ -75,8 +82,16 @@ async function run(argv: readonly string[]): Promise<number> {
   logger.info({ version: PORTICO_VERSION, source: flags.manifests ? 'manifests' : 'kubernetes' }, 'starting portico');
   for (const warning of parsed.warnings) logger.warn(warning);
 
-  const stopped = new AbortController();
-  const signal = Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]).then(() => stopped.abort());
+  // A second signal during the shutdown finds no handler and ends the process at once (Ctrl-C twice).
+  let signalled = false;
+  const signal = Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]).then(() => {
+    signalled = true;
+  });
+  const shutdown = new Shutdown({
+    gracePeriodMs: flags.shutdownGracePeriod * 1000,
+    postGracePeriodMs: flags.postShutdownGracePeriod * 1000,
+    logger,
+  });
 
   const store = new Store(storeSettingsFromFlags(flags));
   const { source, events, close } = await openSource(flags, store, logger);
@@ -96,6 +111,7 @@ async function run(argv: readonly string[]): Promise<number> {
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     syncRateLimit: flags.syncRateLimit,
+    syncEvents: !flags.disableSyncEvents,
   });
   let synced = false;
   const health: Server = await startHealthServer({
@@ -103,30 +119,43 @@ async function run(argv: readonly string[]): Promise<number> {
     port: flags.healthzPort,
     path: flags.healthCheckPath,
     logger,
-    check: async () => synced && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
+    check: async () => synced && !shutdown.started && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
   });
 
-  let exitCode = 0;
+  const stopSyncing = new AbortController();
+  let syncing: Promise<void> = Promise.resolve();
+  shutdown.add('stop-work', 'stop syncing', async () => {
+    stopSyncing.abort();
+    await syncing; // a sync under way finishes
+  });
+  shutdown.add('stop-work', 'stop watching', () => source.stop());
+  shutdown.add('stop-data-plane', 'quit nginx', () => dataPlane.stop());
+  shutdown.add('release', 'write pending Events', () => events.flush(EVENT_FLUSH_TIMEOUT_MS));
+  shutdown.add('release', 'close connections', async () => {
+    store.changes.close();
+    await close();
+  });
+  shutdown.add('release', 'close the health endpoint', () => void health.close());
+
+  let failed = false;
   try {
     await Promise.race([source.start(), signal]);
-    if (!stopped.signal.aborted) {
+    if (!signalled) {
       const report = await syncLoop.sync();
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
       synced = true;
       logger.info({ served: store.ingresses().length }, 'serving');
-      void syncLoop.run(stopped.signal);
+      syncing = syncLoop.run(stopSyncing.signal);
       await signal;
     }
   } catch (error) {
     logger.error({ err: error instanceof Error ? error.message : String(error) }, 'portico failed');
-    exitCode = 1;
+    failed = true;
   }
   logger.info('shutting down');
-  health.close();
-  await dataPlane.stop();
-  await source.stop();
-  store.changes.close();
-  await close();
+  const clean = await shutdown.run({ graceful: !failed });
+  const exitCode = failed || !clean ? 1 : 0;
+  logger.info({ code: exitCode }, 'exiting');
   return exitCode;
 }
 

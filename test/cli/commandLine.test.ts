@@ -54,10 +54,10 @@ describe('flag table', () => {
     const implemented = FLAG_DEFINITIONS.filter((d) => d.implemented).map((d) => d.name);
     assert.deepEqual(implemented.sort(), [
       'annotations-prefix', 'apiserver-host', 'certificate-authority', 'configmap', 'controller-class',
-      'default-backend-service', 'default-server-port', 'default-ssl-certificate', 'disable-catch-all', 'dynamic-configuration-retries',
-      'health-check-path', 'health-check-timeout', 'healthz-host', 'healthz-port', 'http-port', 'https-port',
-      'ingress-class', 'ingress-class-by-name', 'kubeconfig', 'manifests', 'nginx-prefix', 'status-port',
-      'sync-rate-limit', 'v', 'version', 'watch-ingress-without-class', 'watch-namespace', 'watch-namespace-selector',
+      'default-backend-service', 'default-server-port', 'default-ssl-certificate', 'disable-catch-all', 'disable-sync-events',
+      'dynamic-configuration-retries', 'health-check-path', 'health-check-timeout', 'healthz-host', 'healthz-port', 'http-port',
+      'https-port', 'ingress-class', 'ingress-class-by-name', 'kubeconfig', 'manifests', 'nginx-prefix', 'post-shutdown-grace-period',
+      'shutdown-grace-period', 'status-port', 'sync-rate-limit', 'v', 'version', 'watch-ingress-without-class', 'watch-namespace', 'watch-namespace-selector',
     ]);
   });
 });
