@@ -33,12 +33,13 @@ export interface E2eCluster {
 
 /**
  * `options.namespace` shares an existing test namespace (another Portico's),
- * so flags such as --configmap can name objects in it at start.
+ * so flags such as --configmap can name objects in it at start; `options.env`
+ * is added to Portico's environment.
  */
 export async function startE2eCluster(
   prefix: string,
   extraArgs: readonly string[] = [],
-  options: { namespace?: string } = {},
+  options: { namespace?: string; env?: Record<string, string> } = {},
 ): Promise<E2eCluster> {
   const plane = await sharedControlPlane();
   const admin = new KubeConfig();
@@ -59,7 +60,7 @@ export async function startE2eCluster(
     `--ingress-class=${className}`,
     '--sync-rate-limit=100',
     ...extraArgs,
-  ]).catch(async (error: unknown) => {
+  ], { env: options.env }).catch(async (error: unknown) => {
     await network.destroy();
     throw error;
   });

@@ -27,8 +27,18 @@ export interface PorticoProcess {
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
-/** Starts Portico with `args` plus port flags, and waits until its health endpoint says 200. */
-export async function startPortico(args: readonly string[], { readyTimeoutMs = 30_000 } = {}): Promise<PorticoProcess> {
+export interface StartPorticoOptions {
+  readyTimeoutMs?: number;
+  /** Added to this process's environment (e.g. POD_NAME, POD_NAMESPACE). */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts Portico with `args` plus port flags, and waits until its health
+ * endpoint says 200. `--post-shutdown-grace-period=0` unless `args` say
+ * otherwise, so stop() does not wait out ingress-nginx's 10 s default.
+ */
+export async function startPortico(args: readonly string[], { readyTimeoutMs = 30_000, env }: StartPorticoOptions = {}): Promise<PorticoProcess> {
   const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
   const ports = { http, https, defaultServer, status, healthz };
   const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
@@ -41,9 +51,11 @@ export async function startPortico(args: readonly string[], { readyTimeoutMs = 3
       `--http-port=${http}`, `--https-port=${https}`, `--default-server-port=${defaultServer}`,
       `--status-port=${status}`, `--healthz-port=${healthz}`, '--healthz-host=127.0.0.1',
       `--nginx-prefix=${prefix}`,
+      '--post-shutdown-grace-period=0',
       ...args,
     ],
     join(dir, 'portico.log'),
+    env,
   );
   const portico: PorticoProcess = {
     ports,

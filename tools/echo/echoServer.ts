@@ -50,6 +50,8 @@ export interface RunningEchoServer {
 const keepAliveTimeoutMs = 75_000;
 
 const statusPath = /^\/status\/([1-5]\d\d)$/;
+// `/delay/<ms>` answers after that long (under 100 s): a slow backend.
+const delayPath = /^\/delay\/(\d{1,5})$/;
 
 export async function startEchoServer(options: EchoServerOptions): Promise<RunningEchoServer> {
   const tls = options.tls !== undefined;
@@ -105,6 +107,8 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     tls,
   };
 
+  const delayMs = Number(delayPath.exec(path)?.[1] ?? 0);
+  if (delayMs > 0) await new Promise((resolveDelay) => setTimeout(resolveDelay, delayMs));
   const status = Number(statusPath.exec(path)?.[1] ?? 200);
   // These statuses must not carry a body (RFC 9110); Node would drop it anyway.
   if (status < 200 || status === 204 || status === 304) {
