@@ -209,9 +209,11 @@ function serverCertificate(
 ): string | undefined {
   if (!server.tls?.secretName) return undefined;
   const key = `${server.tls.ingress.namespace}/${server.tls.secretName}`;
-  const result = certificateFromSecret(input.lookup.secret(key), key);
+  const secret = input.lookup.secret(key);
+  const result = certificateFromSecret(secret, key);
   if (!result.ok) {
-    problems.push(problem(server.tls.ingress, 'warning', 'InvalidTLSSecret', `${result.reason}; host ${server.hostname} gets the default certificate`));
+    const reason = secret === undefined ? 'MissingTLSSecret' : 'InvalidTLSSecret';
+    problems.push(problem(server.tls.ingress, 'warning', reason, `${result.reason}; host ${server.hostname} gets the default certificate`));
     return undefined;
   }
   if (!certificateCoversHost(result.certificate, server.hostname)) {

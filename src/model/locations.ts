@@ -84,7 +84,7 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
       if (draft.ingress && !sameIngress(owner.ingress, draft.ingress)) {
         problems.push({
           ingress: draft.ingress,
-          severity: 'info',
+          severity: 'warning',
           reason: 'PathConflict',
           message: `path ${location.path} on host ${hostname} is already served by the older Ingress ${owner.ingress?.namespace}/${owner.ingress?.name}`,
         });

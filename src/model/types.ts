@@ -194,7 +194,7 @@ export interface Certificate {
 /** Why an Ingress (or one version of it) is not served as written. */
 export interface IngressProblem {
   ingress: IngressRef;
-  /** `warning` keeps serving the last good version; `info` is advice. */
+  /** `warning`: part of the Ingress is not served as written (a Warning Event); `info` is advice (a Normal one). */
   severity: 'warning' | 'info';
   reason: string;
   message: string;

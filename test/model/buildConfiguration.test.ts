@@ -33,8 +33,8 @@ test('the same path and type on one host: the oldest Ingress wins and the other 
   const result = build([accepted(newer), accepted(older)]);
   assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> 404', 'exact /api -> app-two-80', 'prefix /api -> app-one-80']);
   assert.deepEqual(
-    result.problems.map((p) => `${p.ingress.name} ${p.reason}`),
-    ['newer PathConflict'],
+    result.problems.map((p) => `${p.ingress.name} ${p.severity} ${p.reason}`),
+    ['newer warning PathConflict'],
   );
 });
 
@@ -131,7 +131,7 @@ test('TLS: the oldest Ingress naming a host picks its certificate; SAN mismatch 
   assert.match(servers['x.wild.example']?.certificate ?? '', /^app-good-/, 'a one-label wildcard SAN covers the host');
   assert.equal(servers['c.example']?.certificate, undefined);
   assert.equal(servers['_']?.tls, false);
-  assert.deepEqual(result.problems.map((p) => `${p.ingress.name} ${p.reason}`).sort(), ['missing InvalidTLSSecret', 'newer CertificateHostMismatch']);
+  assert.deepEqual(result.problems.map((p) => `${p.ingress.name} ${p.reason}`).sort(), ['missing MissingTLSSecret', 'newer CertificateHostMismatch']);
   assert.equal(result.configuration.certificates.length, 1, 'only certificates in use are carried');
 });
 

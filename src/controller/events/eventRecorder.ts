@@ -46,7 +46,8 @@ const MAX_MESSAGE_LENGTH = 1024;
 const MAX_QUEUED_WRITES = 1000;
 
 export class EventRecorder implements IngressEventRecorder, ControllerEventRecorder {
-  private readonly reported = new Map<string, string>();
+  /** What was recorded on each Ingress (`namespace/name`) for its current version. */
+  private readonly reported = new Map<string, { version: string; events: Set<string> }>();
   private readonly correlator: EventCorrelator;
   private readonly instance = hostname();
   private writes: Promise<void> = Promise.resolve();
@@ -60,10 +61,16 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
     const namespace = ingress.metadata?.namespace ?? 'default';
     const name = ingress.metadata?.name ?? '';
     // A sync reports the same problems every time: only a new version, or a new message, is news.
-    const key = `${namespace}/${name}/${reason}`;
-    const fingerprint = `${ingress.metadata?.resourceVersion ?? ''}|${message}`;
-    if (this.reported.get(key) === fingerprint) return;
-    this.reported.set(key, fingerprint);
+    const key = `${namespace}/${name}`;
+    const version = ingress.metadata?.resourceVersion ?? '';
+    let reported = this.reported.get(key);
+    if (reported?.version !== version) {
+      reported = { version, events: new Set() };
+      this.reported.set(key, reported);
+    }
+    const event = `${type}/${reason}/${message}`;
+    if (reported.events.has(event)) return;
+    reported.events.add(event);
     this.emit(
       {
         apiVersion: 'networking.k8s.io/v1',
@@ -80,9 +87,7 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
   }
 
   forget(namespace: string, name: string): void {
-    for (const key of this.reported.keys()) {
-      if (key.startsWith(`${namespace}/${name}/`)) this.reported.delete(key);
-    }
+    this.reported.delete(`${namespace}/${name}`);
   }
 
   recordOnPod(type: EventType, reason: string, message: string): void {
