@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
+import { nginxTimeMs } from '../model/settings/valueSyntax.js';
 import type { Configuration } from '../model/types.js';
 import type { ApplyResult, DataPlane } from './dataPlane.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
@@ -21,6 +22,8 @@ const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
 
 /** How often nginx is asked whether it still holds the live state (a restarted master has lost it). */
 const LIVE_STATE_CHECK_MS = 1000;
+/** How long nginx processes may outlive worker-shutdown-timeout at a quit before they are killed. */
+const STOP_MARGIN_MS = 10_000;
 
 export interface NginxDataPlaneOptions {
   /** The directory Portico's nginx runs in. */
@@ -42,6 +45,8 @@ export class NginxDataPlane implements DataPlane {
   private context: RenderContext | undefined;
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
+  /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
+  private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private checking = false;
 
@@ -63,6 +68,7 @@ export class NginxDataPlane implements DataPlane {
   async apply(configuration: Configuration): Promise<ApplyResult> {
     const resolved = await resolveExternalNames(configuration);
     this.wanted = liveStateOf(resolved);
+    this.drainTime = resolved.settings.workerShutdownTimeout;
     if (!this.context) {
       await this.start(resolved);
       return { outcome: 'reloaded' };
@@ -71,9 +77,15 @@ export class NginxDataPlane implements DataPlane {
     return this.nginx.apply(renderNginxConf(resolved, this.context));
   }
 
+  /**
+   * nginx quits gracefully: it stops accepting, and requests under way finish.
+   * nginx itself cuts what is left after worker-shutdown-timeout; Portico
+   * kills the processes only if they outlive that by STOP_MARGIN_MS.
+   */
   async stop(): Promise<void> {
     clearInterval(this.watchdog);
-    await this.nginx.stop();
+    const drainMs = this.drainTime === undefined ? undefined : nginxTimeMs(this.drainTime) + STOP_MARGIN_MS;
+    await this.nginx.stop(drainMs);
   }
 
   /** nginx answers on its status port and holds the live state (ingress-nginx's health check of the data plane). */

@@ -143,15 +143,15 @@ export class NginxProcess {
     });
   }
 
-  /** Graceful shutdown, bounded by `timeouts.stopMs`: resolves once the master has exited and any process left of its group was killed. */
-  stop(): Promise<void> {
+  /** Graceful shutdown, bounded by `graceMs` (default `timeouts.stopMs`): resolves once the master has exited and any process left of its group was killed. */
+  stop(graceMs = this.timeouts.stopMs): Promise<void> {
     this.wanted = false;
     clearTimeout(this.restartTimer);
     clearInterval(this.trimTimer);
     return this.serialize(async () => {
       const master = this.master;
       if (master === undefined) return;
-      await master.stop(this.timeouts.stopMs);
+      await master.stop(graceMs);
       this.master = undefined;
       this.runningConfig = undefined;
       this.logger.info({ pid: master.pid }, 'nginx stopped');

@@ -79,6 +79,16 @@ export const parseNginxSize = patternParser(/^[0-9]{1,15}[kKmMgG]?$/, 'an nginx 
  */
 export const parseNginxTime = patternParser(/^[0-9]{1,9}(?:ms|[yMwdhms])?$/, 'an nginx time such as 240s, 500ms or 1h');
 
+const NGINX_TIME_UNIT_MS: Record<string, number> = {
+  ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, M: 30 * 86_400_000, y: 365 * 86_400_000,
+};
+
+/** Milliseconds of an nginx time that parseNginxTime accepted (nginx's own unit lengths: a month is 30 days). */
+export function nginxTimeMs(time: string): number {
+  const [, digits = '0', unit = 's'] = /^([0-9]+)(ms|[yMwdhms])?$/.exec(time) ?? [];
+  return Number(digits) * (NGINX_TIME_UNIT_MS[unit] ?? 1000);
+}
+
 /** A URL path without query, fragment or `;` (so it is also safe as a cookie Path attribute). */
 export const parseUrlPath = patternParser(/^\/[A-Za-z0-9._~%:@+/-]*$/, 'a URL path starting with "/"');
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   describeControlCharacter,
   listParser,
+  nginxTimeMs,
   optionParser,
   parseNginxSize,
   parseNginxTime,
@@ -26,6 +27,11 @@ test('nginx times', () => {
   for (const text of ['', 's', '1 h', '1x', '-1s', '1.5s', '1hh', 'h1', '1h30m']) {
     assert.equal(parseNginxTime(text).ok, false, text);
   }
+});
+
+test('nginx times in milliseconds', () => {
+  const cases: [string, number][] = [['240', 240_000], ['240s', 240_000], ['500ms', 500], ['2m', 120_000], ['1h', 3_600_000], ['1d', 86_400_000], ['1w', 604_800_000], ['1M', 2_592_000_000], ['1y', 31_536_000_000]];
+  for (const [text, ms] of cases) assert.equal(nginxTimeMs(text), ms, text);
 });
 
 test('seconds: whole, non-negative, below nginx timer overflow', () => {
