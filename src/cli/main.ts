@@ -82,7 +82,7 @@ async function run(argv: readonly string[]): Promise<number> {
   logger.info({ version: PORTICO_VERSION, source: flags.manifests ? 'manifests' : 'kubernetes' }, 'starting portico');
   for (const warning of parsed.warnings) logger.warn(warning);
 
-  // A second signal during the shutdown finds no handler and ends the process at once (Ctrl-C twice).
+  // The same signal again during the shutdown finds no handler and ends the process at once (Ctrl-C twice).
   let signalled = false;
   const signal = Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]).then(() => {
     signalled = true;
