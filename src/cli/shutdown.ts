@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../log/logger.js';
 
-export const SHUTDOWN_PHASES = ['stop-work', 'stop-data-plane', 'release'] as const;
+const SHUTDOWN_PHASES = ['stop-work', 'stop-data-plane', 'release'] as const;
 export type ShutdownPhase = (typeof SHUTDOWN_PHASES)[number];
 
 export interface ShutdownOptions {

@@ -37,13 +37,13 @@ export interface EventRecorderOptions {
   sink?: EventSink;
   pod?: PodReference;
   limits?: EventLimits;
+  /** Beyond this many writes waiting, new Events are dropped (default 1000, as client-go's broadcaster queue). */
+  maxQueuedWrites?: number;
 }
 
 const COMPONENT = 'portico';
 // events.k8s.io caps a note at 1 kB; nginx -t output can be longer.
 const MAX_MESSAGE_LENGTH = 1024;
-// Beyond this many writes waiting, new Events are dropped (as client-go's broadcaster queue of 1000).
-const MAX_QUEUED_WRITES = 1000;
 
 export class EventRecorder implements IngressEventRecorder, ControllerEventRecorder {
   /** What was recorded on each Ingress (`namespace/name`) for its current version. */
@@ -52,6 +52,8 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
   private readonly instance = hostname();
   private writes: Promise<void> = Promise.resolve();
   private queued = 0;
+  /** Events not queued since the queue was last full. */
+  private dropped = 0;
 
   constructor(private readonly options: EventRecorderOptions) {
     this.correlator = new EventCorrelator(options.limits ?? CLIENT_GO_EVENT_LIMITS);
@@ -114,9 +116,13 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
     this.log(type, { [object.kind === 'Pod' ? 'pod' : 'ingress']: `${object.namespace}/${object.name}`, reason }, message);
     const sink = this.options.sink;
     if (!sink) return;
-    if (this.queued >= MAX_QUEUED_WRITES) {
-      this.options.logger.warn({ object: objectKey, reason }, 'too many Kubernetes Events waiting to be written; this one is dropped');
+    if (this.queued >= (this.options.maxQueuedWrites ?? 1000)) {
+      if (this.dropped++ === 0) this.options.logger.warn({ waiting: this.queued }, 'too many Kubernetes Events waiting to be written; dropping new ones');
       return;
+    }
+    if (this.dropped > 0) {
+      this.options.logger.warn({ dropped: this.dropped }, 'Kubernetes Events were dropped while too many waited to be written');
+      this.dropped = 0;
     }
     this.queued++;
     const write = async (): Promise<void> => {

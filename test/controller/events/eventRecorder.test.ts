@@ -90,6 +90,23 @@ test('a burst on one Ingress is cut at the spam filter burst, while another Ingr
   assert.equal((await eventsOn('Ingress', namespace, 'quiet', quiet.metadata?.uid)).length, 3);
 });
 
+test('Events beyond the write queue are dropped rather than held in memory', async () => {
+  const events = recorder({ maxQueuedWrites: 10 });
+  const prefix = `queued-${randomUUID().slice(0, 8)}`;
+  // Thirty Ingresses at once (as at startup); no object needs to exist for an Event about it.
+  for (let i = 0; i < 30; i++) {
+    events.record({ metadata: { namespace, name: `${prefix}-${i}`, resourceVersion: '1' } }, 'Normal', 'Sync', 'Scheduled for sync');
+  }
+  await events.flush();
+  events.record({ metadata: { namespace, name: `${prefix}-late`, resourceVersion: '1' } }, 'Normal', 'Sync', 'Scheduled for sync');
+  await events.flush();
+  const written = (await core.listNamespacedEvent({ namespace })).items
+    .map((event) => event.involvedObject.name ?? '')
+    .filter((name) => name.startsWith(prefix))
+    .sort();
+  assert.deepEqual(written, [...Array.from({ length: 10 }, (_, i) => `${prefix}-${i}`), `${prefix}-late`].sort(), 'the first 10, then room again');
+});
+
 test('an Event that expired is created again rather than patched', async () => {
   const events = recorder();
   const ingress = await createIngress('expired');
