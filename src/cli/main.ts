@@ -10,11 +10,13 @@ import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { startHealthServer } from '../health/healthServer.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
+import { controllerIdentity } from '../kube/controllerIdentity.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
 import { KINDS } from '../kube/objects.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { KubernetesSource } from '../sources/kubernetes/kubernetesSource.js';
 import { ManifestSource } from '../sources/manifests/manifestSource.js';
+import { StatusReporter } from '../status/statusReporter.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
 import type { Flags } from './flags.js';
@@ -29,6 +31,8 @@ interface Source {
 interface OpenedSource {
   source: Source;
   events: EventRecorder;
+  /** The API server, when the source is a cluster (status and leader election need it). */
+  cluster?: { client: KubeHttpClient; contextNamespace: string | undefined };
   close(): Promise<void>;
 }
 
@@ -52,7 +56,8 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
-  return { source, events: new EventRecorder(logger, kubeConfig), close: () => client.close() };
+  const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
+  return { source, events: new EventRecorder(logger, kubeConfig), cluster: { client, contextNamespace }, close: () => client.close() };
 }
 
 async function run(argv: readonly string[]): Promise<number> {
@@ -79,7 +84,14 @@ async function run(argv: readonly string[]): Promise<number> {
   const signal = Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]).then(() => stopped.abort());
 
   const store = new Store(storeSettingsFromFlags(flags));
-  const { source, events, close } = await openSource(flags, store, logger);
+  const { source, events, cluster, close } = await openSource(flags, store, logger);
+  const status = cluster && new StatusReporter({
+    client: cluster.client,
+    identity: controllerIdentity(process.env, cluster.contextNamespace),
+    ingress: (key) => store.ingress(key),
+    settings: flags,
+    logger,
+  });
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -96,6 +108,7 @@ async function run(argv: readonly string[]): Promise<number> {
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     syncRateLimit: flags.syncRateLimit,
+    onServed: (ingresses) => status?.setServed(ingresses),
   });
   let synced = false;
   const health: Server = await startHealthServer({
@@ -114,6 +127,7 @@ async function run(argv: readonly string[]): Promise<number> {
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
       synced = true;
       logger.info({ served: store.ingresses().length }, 'serving');
+      status?.start();
       void syncLoop.run(stopped.signal);
       await signal;
     }
@@ -123,6 +137,7 @@ async function run(argv: readonly string[]): Promise<number> {
   }
   logger.info('shutting down');
   health.close();
+  await status?.stop();
   await dataPlane.stop();
   await source.stop();
   store.changes.close();

@@ -2,7 +2,7 @@
 // model → data plane. Problems reach the user as log lines and Kubernetes
 // Events; a configuration nginx refuses never replaces the running one.
 import type { Logger } from '../log/logger.js';
-import type { ConfigMap } from '../kube/objects.js';
+import { objectKey, type ConfigMap } from '../kube/objects.js';
 import { buildConfiguration } from '../model/buildConfiguration.js';
 import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
@@ -26,6 +26,8 @@ export interface SyncLoopOptions {
   defaultSslCertificate?: string;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
+  /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
+  onServed?: (ingresses: ReadonlySet<string>) => void;
 }
 
 export interface SyncReport {
@@ -95,8 +97,13 @@ export class SyncLoop {
     }
     for (const warning of result.warnings) logger.warn(warning);
 
+    const served = new Set(acceptance.accepted.map(({ ingress }) => objectKey(ingress)));
     const text = JSON.stringify(result.configuration);
-    if (text === this.running) return { applied: undefined, outcome: 'skipped' };
+    if (text === this.running) {
+      // nginx already runs exactly what these Ingresses ask for (e.g. one only repeats another's routes).
+      this.options.onServed?.(served);
+      return { applied: undefined, outcome: 'skipped' };
+    }
     const outcome = await this.options.dataPlane.apply(result.configuration).catch(
       (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
     );
@@ -105,6 +112,7 @@ export class SyncLoop {
     } else {
       this.running = text;
       this.current = result.configuration;
+      this.options.onServed?.(served);
       logger.info(
         { outcome: outcome.outcome, servers: result.configuration.servers.length, backends: result.configuration.backends.length },
         'configuration applied',

@@ -54,10 +54,13 @@ describe('flag table', () => {
     const implemented = FLAG_DEFINITIONS.filter((d) => d.implemented).map((d) => d.name);
     assert.deepEqual(implemented.sort(), [
       'annotations-prefix', 'apiserver-host', 'certificate-authority', 'configmap', 'controller-class',
-      'default-backend-service', 'default-server-port', 'default-ssl-certificate', 'disable-catch-all', 'dynamic-configuration-retries',
+      'default-backend-service', 'default-server-port', 'default-ssl-certificate', 'disable-catch-all', 'disable-leader-election',
+      'dynamic-configuration-retries', 'election-id', 'election-ttl',
       'health-check-path', 'health-check-timeout', 'healthz-host', 'healthz-port', 'http-port', 'https-port',
-      'ingress-class', 'ingress-class-by-name', 'kubeconfig', 'manifests', 'nginx-prefix', 'status-port',
-      'sync-rate-limit', 'v', 'version', 'watch-ingress-without-class', 'watch-namespace', 'watch-namespace-selector',
+      'ingress-class', 'ingress-class-by-name', 'kubeconfig', 'manifests', 'nginx-prefix', 'publish-service',
+      'publish-status-address', 'report-node-internal-ip-address', 'status-port', 'status-update-interval',
+      'sync-rate-limit', 'update-status', 'update-status-on-shutdown',
+      'v', 'version', 'watch-ingress-without-class', 'watch-namespace', 'watch-namespace-selector',
     ]);
   });
 });
