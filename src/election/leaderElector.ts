@@ -4,6 +4,7 @@
 // not matter); the leader renews it and steps down when it cannot renew within
 // the renew deadline. Stopping releases the lease so a successor need not wait.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { KubeApiError } from '../kube/kubeHttpClient.js';
 import type { Logger } from '../log/logger.js';
 import { microTime, type LeaderRecord, type LeaseLock, type ObservedLease } from './leaseLock.js';
 
@@ -121,8 +122,9 @@ export class LeaderElector {
       this.observe(await lock.update(record, current.resourceVersion), now);
       return true;
     } catch (error) {
-      // A 409 means another candidate wrote first; anything else is retried the same way.
-      logger.debug({ err: error instanceof Error ? error.message : String(error) }, 'could not acquire or renew the lease');
+      // A 409 means another candidate wrote first: expected, so quiet. Anything else (RBAC, network) is news.
+      const conflict = error instanceof KubeApiError && error.statusCode === 409;
+      logger[conflict ? 'debug' : 'warn']({ err: error instanceof Error ? error.message : String(error) }, 'could not acquire or renew the lease');
       return false;
     }
   }

@@ -38,11 +38,20 @@ process.on('exit', () => {
  * The child is unref'd: a test file's process must be able to end while a
  * control plane still runs (the exit hook above then kills it).
  */
-export async function spawnGuarded(name: string, binary: string, args: readonly string[], logPath: string): Promise<GuardedProcess> {
+export async function spawnGuarded(
+  name: string,
+  binary: string,
+  args: readonly string[],
+  logPath: string,
+  env: Readonly<Record<string, string>> = {},
+): Promise<GuardedProcess> {
   const logFd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
-    child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', binary, ...args], { stdio: ['ignore', logFd, logFd] });
+    child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', binary, ...args], {
+      stdio: ['ignore', logFd, logFd],
+      env: { ...process.env, ...env },
+    });
   } finally {
     closeSync(logFd); // the child has its own copy
   }

@@ -27,8 +27,14 @@ export interface PorticoProcess {
 
 const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
-/** Starts Portico with `args` plus port flags, and waits until its health endpoint says 200. */
-export async function startPortico(args: readonly string[], { readyTimeoutMs = 30_000 } = {}): Promise<PorticoProcess> {
+/**
+ * Starts Portico with `args` plus port flags (and `env` added to this
+ * process's environment), and waits until its health endpoint says 200.
+ */
+export async function startPortico(
+  args: readonly string[],
+  { readyTimeoutMs = 30_000, env = {} }: { readyTimeoutMs?: number; env?: Readonly<Record<string, string>> } = {},
+): Promise<PorticoProcess> {
   const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
   const ports = { http, https, defaultServer, status, healthz };
   const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
@@ -44,6 +50,7 @@ export async function startPortico(args: readonly string[], { readyTimeoutMs = 3
       ...args,
     ],
     join(dir, 'portico.log'),
+    env,
   );
   const portico: PorticoProcess = {
     ports,
