@@ -19,6 +19,7 @@ export interface ElectionTimings {
 
 /** ingress-nginx's derivation from `--election-ttl`: renew within ttl/2, retry every ttl/4. */
 export function electionTimings(ttlMs: number): ElectionTimings {
+  if (!(ttlMs >= 1000)) throw new Error(`--election-ttl must be at least 1s (got ${ttlMs} ms)`);
   return { leaseDurationMs: ttlMs, renewDeadlineMs: ttlMs / 2, retryPeriodMs: ttlMs / 4 };
 }
 
