@@ -12,11 +12,13 @@ import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { startHealthServer } from '../health/healthServer.js';
 import { controllerPod } from '../kube/controllerPod.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
+import { controllerIdentity } from '../kube/controllerIdentity.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
 import { KINDS } from '../kube/objects.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { KubernetesSource } from '../sources/kubernetes/kubernetesSource.js';
 import { ManifestSource } from '../sources/manifests/manifestSource.js';
+import { StatusReporter } from '../status/statusReporter.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
 import type { Flags } from './flags.js';
@@ -35,6 +37,8 @@ interface Source {
 interface OpenedSource {
   source: Source;
   events: EventRecorder;
+  /** The API server, when the source is a cluster (status and leader election need it). */
+  cluster?: { client: KubeHttpClient; contextNamespace: string | undefined };
   close(): Promise<void>;
 }
 
@@ -59,7 +63,8 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
   const events = new EventRecorder({ logger, sink: new KubernetesEventSink(kubeConfig), pod: await controllerPod(kubeConfig, process.env, logger) });
-  return { source, events, close: () => client.close() };
+  const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
+  return { source, events, cluster: { client, contextNamespace }, close: () => client.close() };
 }
 
 async function run(argv: readonly string[]): Promise<number> {
@@ -94,7 +99,14 @@ async function run(argv: readonly string[]): Promise<number> {
   });
 
   const store = new Store(storeSettingsFromFlags(flags));
-  const { source, events, close } = await openSource(flags, store, logger);
+  const { source, events, cluster, close } = await openSource(flags, store, logger);
+  const status = cluster && new StatusReporter({
+    client: cluster.client,
+    identity: controllerIdentity(process.env, cluster.contextNamespace),
+    ingress: (key) => store.ingress(key),
+    settings: flags,
+    logger,
+  });
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -112,6 +124,7 @@ async function run(argv: readonly string[]): Promise<number> {
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     syncRateLimit: flags.syncRateLimit,
     syncEvents: !flags.disableSyncEvents,
+    onServed: (ingresses) => status?.setServed(ingresses),
   });
   let synced = false;
   const health: Server = await startHealthServer({
@@ -129,6 +142,8 @@ async function run(argv: readonly string[]): Promise<number> {
     await syncing; // a sync under way finishes
   });
   shutdown.add('stop-work', 'stop watching', () => source.stop());
+  // Before nginx quits: the last replica clears the status while it still serves.
+  shutdown.add('stop-work', 'release the lease and clear status if last', async () => status?.stop());
   shutdown.add('stop-data-plane', 'quit nginx', () => dataPlane.stop());
   shutdown.add('release', 'write pending Events', () => events.flush(EVENT_FLUSH_TIMEOUT_MS));
   shutdown.add('release', 'close connections', async () => {
@@ -145,6 +160,7 @@ async function run(argv: readonly string[]): Promise<number> {
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
       synced = true;
       logger.info({ served: store.ingresses().length }, 'serving');
+      status?.start();
       syncing = syncLoop.run(stopSyncing.signal);
       await signal;
     }

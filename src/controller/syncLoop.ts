@@ -28,6 +28,8 @@ export interface SyncLoopOptions {
   defaultSslCertificate?: string;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
+  /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
+  onServed?: (ingresses: ReadonlySet<string>) => void;
 }
 
 export interface SyncReport {
@@ -101,8 +103,13 @@ export class SyncLoop {
     }
     for (const warning of result.warnings) logger.warn(warning);
 
+    const served = new Set(acceptance.accepted.map(({ ingress }) => objectKey(ingress)));
     const text = JSON.stringify(result.configuration);
-    if (text === this.running) return { applied: undefined, outcome: 'skipped' };
+    if (text === this.running) {
+      // nginx already runs exactly what these Ingresses ask for (e.g. one only repeats another's routes).
+      this.options.onServed?.(served);
+      return { applied: undefined, outcome: 'skipped' };
+    }
     const outcome = await this.options.dataPlane.apply(result.configuration).catch(
       (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
     );
@@ -113,6 +120,7 @@ export class SyncLoop {
       if (outcome.outcome === 'reloaded') this.options.events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
       this.running = text;
       this.current = result.configuration;
+      this.options.onServed?.(served);
       logger.info(
         { outcome: outcome.outcome, servers: result.configuration.servers.length, backends: result.configuration.backends.length },
         'configuration applied',

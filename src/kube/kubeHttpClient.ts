@@ -69,6 +69,31 @@ export class KubeHttpClient {
     return response;
   }
 
+  /**
+   * One JSON request (create, update, patch, read) with a deadline; non-2xx
+   * responses become KubeApiError. `contentType` selects the patch strategy.
+   */
+  async send<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+    path: string,
+    { body, contentType = 'application/json', timeoutMs = 10_000 }: { body?: unknown; contentType?: string; timeoutMs?: number } = {},
+  ): Promise<T> {
+    const response = await request(this.server + path, {
+      method,
+      dispatcher: this.agent,
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+        ...(await this.authHeaders()),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.body.text();
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new KubeApiError(response.statusCode, path, text);
+    return JSON.parse(text) as T;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }

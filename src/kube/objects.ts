@@ -7,8 +7,11 @@ import type {
   V1EndpointSlice,
   V1Ingress,
   V1IngressClass,
+  V1Lease,
   V1Namespace,
+  V1Node,
   V1ObjectMeta,
+  V1Pod,
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
@@ -29,6 +32,9 @@ export type EndpointSlice = Wire<V1EndpointSlice>;
 export type Secret = Wire<V1Secret>;
 export type ConfigMap = Wire<V1ConfigMap>;
 export type Namespace = Wire<V1Namespace>;
+export type Lease = Wire<V1Lease>;
+export type Pod = Wire<V1Pod>;
+export type Node = Wire<V1Node>;
 
 /** The kinds Portico watches, and the object type of each. */
 export interface KindTypes {

@@ -43,15 +43,14 @@ export async function spawnGuarded(
   binary: string,
   args: readonly string[],
   logPath: string,
-  /** Added to this process's environment. */
-  env?: Record<string, string>,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<GuardedProcess> {
   const logFd = openSync(logPath, 'a');
   let child: ChildProcess;
   try {
     child = spawn('setpriv', ['--pdeathsig', 'SIGKILL', '--', binary, ...args], {
       stdio: ['ignore', logFd, logFd],
-      ...(env ? { env: { ...process.env, ...env } } : {}),
+      env: { ...process.env, ...env },
     });
   } finally {
     closeSync(logFd); // the child has its own copy

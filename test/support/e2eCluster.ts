@@ -27,6 +27,8 @@ export interface E2eCluster {
   className: string;
   network: TestNetwork;
   portico: PorticoProcess;
+  /** The arguments `portico` got besides its ports: start replicas with them. */
+  porticoArgs: readonly string[];
   controllerKubeconfig: string;
   close(): Promise<void>;
 }
@@ -34,12 +36,12 @@ export interface E2eCluster {
 /**
  * `options.namespace` shares an existing test namespace (another Portico's),
  * so flags such as --configmap can name objects in it at start; `options.env`
- * is added to Portico's environment.
+ * is added to Portico's environment (POD_NAME, POD_NAMESPACE).
  */
 export async function startE2eCluster(
   prefix: string,
   extraArgs: readonly string[] = [],
-  options: { namespace?: string; env?: Record<string, string> } = {},
+  options: { namespace?: string; env?: Readonly<Record<string, string>> } = {},
 ): Promise<E2eCluster> {
   const plane = await sharedControlPlane();
   const admin = new KubeConfig();
@@ -53,14 +55,15 @@ export async function startE2eCluster(
   const controllerClass = `portico.test/${unique}`;
   await networking.createIngressClass({ body: { metadata: { name: className }, spec: { controller: controllerClass } } });
   const network = await createTestNetwork();
-  const portico = await startPortico([
+  const porticoArgs = [
     `--kubeconfig=${plane.controllerKubeconfig}`,
     `--watch-namespace=${namespace}`,
     `--controller-class=${controllerClass}`,
     `--ingress-class=${className}`,
     '--sync-rate-limit=100',
     ...extraArgs,
-  ], { env: options.env }).catch(async (error: unknown) => {
+  ];
+  const portico = await startPortico(porticoArgs, { env: options.env }).catch(async (error: unknown) => {
     await network.destroy();
     throw error;
   });
@@ -72,6 +75,7 @@ export async function startE2eCluster(
     className,
     network,
     portico,
+    porticoArgs,
     controllerKubeconfig: plane.controllerKubeconfig,
     async close() {
       await portico.stop();

@@ -30,7 +30,7 @@ const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.ur
 export interface StartPorticoOptions {
   readyTimeoutMs?: number;
   /** Added to this process's environment (e.g. POD_NAME, POD_NAMESPACE). */
-  env?: Record<string, string>;
+  env?: Readonly<Record<string, string>>;
 }
 
 /**

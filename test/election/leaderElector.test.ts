@@ -1,0 +1,73 @@
+// The elector against the real API server, in process: candidates racing for
+// one Lease never lead at the same time (the resourceVersion on every write
+// lets only one of them win), and stopping releases the lease.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { electionTimings, LeaderElector } from '../../src/election/leaderElector.js';
+import { LeaseLock } from '../../src/election/leaseLock.js';
+import { KubeHttpClient } from '../../src/kube/kubeHttpClient.js';
+import { loadKubeConfig } from '../../src/kube/loadKubeConfig.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { sharedControlPlane } from '../support/controlPlane.js';
+
+describe('electionTimings', () => {
+  test("derive renew and retry from the ttl as ingress-nginx does", () => {
+    assert.deepEqual(electionTimings(30_000), { leaseDurationMs: 30_000, renewDeadlineMs: 15_000, retryPeriodMs: 7_500 });
+  });
+
+  test('refuse a ttl under a second (the retry period would spin)', () => {
+    assert.throws(() => electionTimings(0), /at least 1s/);
+    assert.throws(() => electionTimings(999), /at least 1s/);
+  });
+});
+
+describe('candidates racing for one Lease', () => {
+  const clients: KubeHttpClient[] = [];
+  after(async () => {
+    for (const client of clients) await client.close();
+  });
+
+  test('never lead together; exactly one leads; stopping releases the lease', async () => {
+    const { controllerKubeconfig } = await sharedControlPlane();
+    const name = `race-${randomUUID().slice(0, 8)}`;
+    const timings = electionTimings(2000);
+    const stop = new AbortController();
+    const leadership: boolean[] = [];
+    const electors: LeaderElector[] = [];
+    for (let i = 0; i < 5; i++) {
+      // One connection pool each, as separate processes would have.
+      const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig: controllerKubeconfig }));
+      clients.push(client);
+      const lock = new LeaseLock(client, 'portico', name, timings.renewDeadlineMs);
+      electors.push(
+        new LeaderElector({
+          lock,
+          identity: `candidate-${i}`,
+          timings,
+          callbacks: { onStartedLeading: () => leadership.push(true), onStoppedLeading: () => leadership.push(false) },
+          logger: silentLogger(),
+        }),
+      );
+    }
+    const runs = electors.map((elector) => elector.run(stop.signal));
+
+    let maxTogether = 0;
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      maxTogether = Math.max(maxTogether, electors.filter((elector) => elector.isLeader()).length);
+      await sleep(20);
+    }
+    assert.equal(maxTogether, 1, 'one leader at a time, and one there is');
+    assert.deepEqual(leadership, [true], 'the first leader kept the lease: no step-downs, no second leader');
+    const leader = electors.findIndex((elector) => elector.isLeader());
+
+    stop.abort();
+    await Promise.all(runs);
+    const client = clients[0] as KubeHttpClient;
+    const lease = await new LeaseLock(client, 'portico', name, 5000).get();
+    assert.equal(lease?.record.holderIdentity, '', `candidate-${leader} released it`);
+    assert.equal(lease?.record.leaseTransitions, 0);
+  });
+});
