@@ -5,11 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-debian_packages=(
-  nginx libnginx-mod-http-lua libnginx-mod-http-ndk libnginx-mod-stream
-  lua-resty-core lua-resty-lrucache lua-cjson libluajit2-5.1-2
-  iproute2 openssl util-linux
-)
+mapfile -t debian_packages < <(grep -v '^#' scripts/debian-packages.txt)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
