@@ -3,7 +3,10 @@
 // the objects agree with one another and with the flags Portico reads.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type {
+  KubernetesObject,
   V1ConfigMap,
   V1Container,
   V1Deployment,
@@ -11,11 +14,11 @@ import type {
   V1Service,
   V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
-import { parseDocument } from 'yaml';
+import { parseAllDocuments, parseDocument } from 'yaml';
 import { parseCommandLine, type ParsedCommandLine } from '../../src/cli/commandLine.js';
 import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
 import { sharedControlPlane } from '../support/controlPlane.js';
-import { deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
+import { DEPLOY_DIR, deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
 import { ServerSideDryRun } from './serverSideDryRun.js';
 
 let objects: DeployObject[];
@@ -37,6 +40,14 @@ describe('the API server accepts deploy/', () => {
 
   test('kustomization.yaml lists every manifest in deploy/', async () => {
     assert.deepEqual([...(await kustomizationResources())].sort(), await manifestFiles());
+  });
+
+  test('kubectl kustomize renders the same objects', async () => {
+    const { stdout } = await promisify(execFile)('kubectl', ['kustomize', DEPLOY_DIR], { timeout: 30_000 });
+    const identity = (o: { kind?: string; metadata?: { namespace?: string; name?: string } }): string =>
+      `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+    const rendered = parseAllDocuments(stdout).map((document) => identity(document.toJS() as KubernetesObject));
+    assert.deepEqual(rendered.sort(), objects.map(({ object }) => identity(object)).sort());
   });
 
   test('every object passes a server-side dry run', async () => {
