@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Container, V1Deployment } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 
 export const DEPLOY_DIR = fileURLToPath(new URL('../../deploy/', import.meta.url));
@@ -45,4 +45,31 @@ export function findObject<T extends KubernetesObject>(objects: readonly DeployO
   const found = objects.find(({ object }) => object.kind === kind && object.metadata?.name === name);
   if (found === undefined) throw new Error(`deploy/ has no ${kind} ${name}`);
   return found.object as T;
+}
+
+/**
+ * The container's args as the kubelet expands them: `$(NAME)` is replaced by
+ * the container's environment variable NAME (from a field of the pod; the
+ * namespace is the Deployment's), and stays as it is when no such variable is
+ * declared, which is an error here.
+ */
+export function containerArgs(deployment: V1Deployment, container: V1Container): string[] {
+  const namespace = deployment.metadata?.namespace ?? '';
+  const values = new Map((container.env ?? []).map((variable) => [
+    variable.name,
+    variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : (variable.value ?? `<${variable.name}>`),
+  ]));
+  return (container.args ?? []).map((argument) => {
+    const expanded = argument.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => values.get(name) ?? whole);
+    if (expanded.includes('$(')) throw new Error(`${argument} names an environment variable the container does not declare`);
+    return expanded;
+  });
+}
+
+/** Deployment portico-controller and its one container. */
+export function controllerDeployment(objects: readonly DeployObject[]): { deployment: V1Deployment; container: V1Container } {
+  const deployment = findObject<V1Deployment>(objects, 'Deployment', 'portico-controller');
+  const containers = deployment.spec?.template.spec?.containers ?? [];
+  if (containers.length !== 1) throw new Error(`Deployment portico-controller has ${containers.length} containers, expected 1`);
+  return { deployment, container: containers[0]! };
 }

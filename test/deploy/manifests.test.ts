@@ -18,7 +18,7 @@ import { parseAllDocuments, parseDocument } from 'yaml';
 import { parseCommandLine, type ParsedCommandLine } from '../../src/cli/commandLine.js';
 import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
 import { sharedControlPlane } from '../support/controlPlane.js';
-import { DEPLOY_DIR, deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
+import { containerArgs, controllerDeployment, DEPLOY_DIR, deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
 import { ServerSideDryRun } from './serverSideDryRun.js';
 
 let objects: DeployObject[];
@@ -82,11 +82,8 @@ describe('the objects of deploy/ agree with each other and with Portico', () => 
   let command: ParsedCommandLine;
 
   before(() => {
-    deployment = findObject<V1Deployment>(objects, 'Deployment', 'portico-controller');
-    const containers = deployment.spec?.template.spec?.containers ?? [];
-    assert.equal(containers.length, 1);
-    container = containers[0]!;
-    const parsed = parseCommandLine(expandEnvironment(container, deployment.metadata?.namespace ?? ''));
+    ({ deployment, container } = controllerDeployment(objects));
+    const parsed = parseCommandLine(containerArgs(deployment, container));
     assert.equal(parsed.kind, 'run');
     command = parsed;
   });
@@ -172,20 +169,3 @@ describe('the objects of deploy/ agree with each other and with Portico', () => 
     assert.ok((deployment.spec?.template.spec?.terminationGracePeriodSeconds ?? 30) >= needed, `at least ${needed} s`);
   });
 });
-
-/**
- * The container's args as the kubelet expands them: `$(NAME)` is replaced by
- * the container's environment variable NAME (a field of the pod; the namespace
- * is known), and stays as it is when no such variable is declared.
- */
-function expandEnvironment(container: V1Container, namespace: string): string[] {
-  const values = new Map((container.env ?? []).map((variable) => [
-    variable.name,
-    variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : (variable.value ?? `<${variable.name}>`),
-  ]));
-  return (container.args ?? []).map((argument) => {
-    const expanded = argument.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => values.get(name) ?? whole);
-    assert.ok(!expanded.includes('$('), `${argument} names an undeclared environment variable`);
-    return expanded;
-  });
-}

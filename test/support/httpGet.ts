@@ -1,4 +1,4 @@
-// One HTTP(S) request to a loopback port with an explicit Host (and SNI), as
+// One HTTP(S) request to a loopback (or test network) port with an explicit Host (and SNI), as
 // a client of an ingress controller sends it. Bounded by a timeout.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -6,6 +6,8 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 
 export interface HttpGetOptions {
   port: number;
+  /** Default 127.0.0.1; e.g. a test network's address. */
+  address?: string;
   /** Host header, and the TLS server name for HTTPS (omitted: 127.0.0.1 and no SNI). */
   host?: string;
   path?: string;
@@ -29,7 +31,7 @@ export function httpGet(options: HttpGetOptions): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = send(
       {
-        host: '127.0.0.1',
+        host: options.address ?? '127.0.0.1',
         port: options.port,
         path: options.path ?? '/',
         method: options.method ?? 'GET',
