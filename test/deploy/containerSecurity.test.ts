@@ -88,7 +88,7 @@ before(async () => {
     await eventually(async () => {
       if (portico.hasExited()) throw new Error('portico exited');
       assert.equal((await httpGet({ address: backend.address, port: ports.healthz, path: '/healthz' })).status, 200);
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    }, { timeoutMs: 60_000, intervalMs: 200 }); // tsx compiles src/ first: slow on a loaded machine
   } catch (error) {
     throw new Error(`portico did not become healthy: ${(error as Error).message}\n${portico.logTail(40)}`);
   }
