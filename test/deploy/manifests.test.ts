@@ -18,6 +18,7 @@ import { parseAllDocuments, parseDocument } from 'yaml';
 import { parseCommandLine, type ParsedCommandLine } from '../../src/cli/commandLine.js';
 import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
 import { sharedControlPlane } from '../support/controlPlane.js';
+import { controlPlaneBinaries } from '../support/controlPlaneBinaries.js';
 import { containerArgs, controllerDeployment, DEPLOY_DIR, deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
 import { ServerSideDryRun } from './serverSideDryRun.js';
 
@@ -43,7 +44,8 @@ describe('the API server accepts deploy/', () => {
   });
 
   test('kubectl kustomize renders the same objects', async () => {
-    const { stdout } = await promisify(execFile)('kubectl', ['kustomize', DEPLOY_DIR], { timeout: 30_000 });
+    const { kubectl } = await controlPlaneBinaries();
+    const { stdout } = await promisify(execFile)(kubectl, ['kustomize', DEPLOY_DIR], { timeout: 30_000 });
     const identity = (o: { kind?: string; metadata?: { namespace?: string; name?: string } }): string =>
       `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
     const rendered = parseAllDocuments(stdout).map((document) => identity(document.toJS() as KubernetesObject));

@@ -9,6 +9,7 @@ import { randomUUID, X509Certificate, createPrivateKey } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer } from 'node:tls';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
@@ -18,6 +19,7 @@ import {
   type V1ValidatingWebhookConfiguration,
 } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
+import { controlPlaneBinaries } from '../support/controlPlaneBinaries.js';
 import { deployObjects, findObject } from './deployManifests.js';
 
 const run = promisify(execFile);
@@ -62,8 +64,10 @@ interface Issued {
 }
 
 async function runScript(): Promise<Issued> {
+  // The kubectl built beside the control plane, first on PATH: the machine's own may be missing or another version.
+  const path = `${dirname((await controlPlaneBinaries()).kubectl)}:${process.env['PATH'] ?? ''}`;
   await run('bash', [script], {
-    env: { ...process.env, KUBECONFIG: adminKubeconfig, NAMESPACE: namespace, WEBHOOK: webhookName, DAYS: '2' },
+    env: { ...process.env, PATH: path, KUBECONFIG: adminKubeconfig, NAMESPACE: namespace, WEBHOOK: webhookName, DAYS: '2' },
     timeout: 60_000,
   });
   const secret = await core.readNamespacedSecret({ namespace, name: 'portico-admission' });

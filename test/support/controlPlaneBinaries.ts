@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 export interface ControlPlaneBinaries {
   readonly kubeApiServer: string;
   readonly etcd: string;
+  /** For the deploy tests: `kubectl kustomize` and scripts that call kubectl. */
+  readonly kubectl: string;
 }
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,7 +28,7 @@ export function controlPlaneBinaries(): Promise<ControlPlaneBinaries> {
 
 async function locate(): Promise<ControlPlaneBinaries> {
   const binDir = process.env['PORTICO_CONTROLPLANE_BIN'] ?? (await runBuildScript());
-  const found = { kubeApiServer: join(binDir, 'kube-apiserver'), etcd: join(binDir, 'etcd') };
+  const found = { kubeApiServer: join(binDir, 'kube-apiserver'), etcd: join(binDir, 'etcd'), kubectl: join(binDir, 'kubectl') };
   for (const binary of Object.values(found)) {
     await access(binary, constants.X_OK).catch(() => {
       throw new Error(`control plane binary ${binary} is missing or not executable`);
