@@ -1,0 +1,35 @@
+// The worker processes of a Portico's nginx, read from /proc: which ones serve
+// and which ones a reload has retired. A retiring worker renames itself
+// "nginx: worker process is shutting down" the moment it takes the master's
+// SIGQUIT, so watching the titles times a reload's effect on the workers to
+// the polling interval, without reading logs (whose times are whole seconds).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface NginxWorker {
+  readonly pid: number;
+  /** Retired by a reload (or a graceful stop): serves what it holds, accepts nothing new. */
+  readonly retiring: boolean;
+}
+
+/** The master's worker children now (its cache manager/loader, if any, left out). */
+export async function nginxWorkers(prefix: string): Promise<NginxWorker[]> {
+  const master = (await readFile(join(prefix, 'logs', 'nginx.pid'), 'utf8')).trim();
+  const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
+  const workers: NginxWorker[] = [];
+  for (const pid of children) {
+    // A child may exit between the two reads.
+    const title = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (title.includes('worker process')) workers.push({ pid: Number(pid), retiring: title.includes('is shutting down') });
+  }
+  return workers;
+}
+
+/** Whether the process still exists (a retired worker that has finished is gone: nginx reaps it). */
+export async function isAlive(pid: number): Promise<boolean> {
+  return readFile(`/proc/${pid}/stat`, 'utf8').then(
+    // A zombie ('Z' after the command name) has exited already.
+    (stat) => !/\) Z /.test(stat),
+    () => false,
+  );
+}
