@@ -73,21 +73,26 @@ test('an upgrade to anything but websocket is refused', async () => {
 });
 
 test('/stream/<lines>/<intervalMs> sends its lines one by one, unbuffered, then ends', async () => {
-  const arrivals: { text: string; at: number }[] = [];
+  const lines: string[] = [];
+  let reads = 0;
+  const startedAt = Date.now();
   const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: server.port, path: '/stream/3/40' }, (response) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path: '/stream/3/100' }, (response) => {
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
-        for (const text of chunk.split('\n').filter(Boolean)) arrivals.push({ text, at: Date.now() });
+        reads++;
+        lines.push(...chunk.split('\n').filter(Boolean));
       });
       response.on('end', () => resolve(response.headers));
     });
     req.on('error', reject);
     req.end();
   });
+  const elapsed = Date.now() - startedAt;
   assert.equal(headers['x-accel-buffering'], 'no');
   assert.equal(headers['transfer-encoding'], 'chunked');
-  assert.deepEqual(arrivals.map((arrival) => arrival.text), ['web-1 1/3', 'web-1 2/3', 'web-1 3/3']);
-  const gaps = arrivals.slice(1).map((arrival, i) => arrival.at - (arrivals[i]?.at ?? 0));
-  assert.ok(gaps.every((gap) => gap >= 30), `lines ~40 ms apart: ${gaps.join(', ')}`);
+  assert.deepEqual(lines, ['web-1 1/3', 'web-1 2/3', 'web-1 3/3']);
+  // Timers never fire early, so the spacing shows in the total; a starved client may merge two reads, not all.
+  assert.ok(elapsed >= 200, `the lines took ${elapsed} ms`);
+  assert.ok(reads >= 2, `the lines came in ${reads} reads`);
 });
