@@ -1,9 +1,9 @@
 // The admission context of the running controller: the store's IngressClasses
 // and namespaces as they are now, and the path index of the last sync, built
 // on the first review after each sync (so a burst of reviews shares one).
+import type { IngressClass } from '../kube/objects.js';
 import type { ModelInput } from '../model/buildConfiguration.js';
 import type { Store, StoreSettings } from '../store/store.js';
-import type { IngressClass } from '../kube/objects.js';
 import { PathOwnership } from './pathOwnership.js';
 import type { AdmissionContext } from './reviewIngress.js';
 

@@ -1,6 +1,7 @@
 // The annotations ingress-nginx's admission webhook warns about as deprecated:
 // two old aliases that still work, and names it stopped parsing long ago.
 // Warnings only: what the sync loop does with them is decided elsewhere.
+// Maps, not objects: a name such as `constructor` must not find Object.prototype's.
 
 /** Deprecated name → canonical name (both work; the canonical one wins when both are set). */
 const DEPRECATED_ALIASES: ReadonlyMap<string, string> = new Map(Object.entries({
@@ -9,7 +10,6 @@ const DEPRECATED_ALIASES: ReadonlyMap<string, string> = new Map(Object.entries({
 }));
 
 /** Names ingress-nginx no longer parses, with what replaced them. */
-// Maps, not objects: a name such as `constructor` must not find Object.prototype's.
 const REMOVED: ReadonlyMap<string, string> = new Map(Object.entries({
   'secure-verify-ca-secret': 'use proxy-ssl-secret instead',
   'enable-influxdb': 'the InfluxDB module was removed',
