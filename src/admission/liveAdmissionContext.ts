@@ -1,6 +1,6 @@
 // The admission context of the running controller: the store's IngressClasses
-// and namespaces as they are now, and the path index of the last sync, built
-// on the first review after each sync (so a burst of reviews shares one).
+// and namespaces as they are now, and the path index of the last sync, brought
+// up to date on the first review after each sync.
 import type { IngressClass } from '../kube/objects.js';
 import type { ModelInput } from '../model/buildConfiguration.js';
 import type { Store, StoreSettings } from '../store/store.js';
@@ -17,7 +17,8 @@ export interface LiveAdmissionOptions {
 }
 
 export class LiveAdmissionContext {
-  private index: { input: ModelInput; paths: PathOwnership } | undefined;
+  private readonly paths = new PathOwnership();
+  private indexed: ModelInput | undefined;
 
   constructor(private readonly options: LiveAdmissionOptions) {}
 
@@ -25,7 +26,10 @@ export class LiveAdmissionContext {
   current(): AdmissionContext | undefined {
     const input = this.options.lastInput();
     if (!input) return undefined;
-    if (this.index?.input !== input) this.index = { input, paths: new PathOwnership(input.ingresses) };
+    if (this.indexed !== input) {
+      this.paths.update(input.ingresses);
+      this.indexed = input;
+    }
     const { store, storeSettings, watchNamespace } = this.options;
     const ownClasses = new Map<string, IngressClass>(store.ingressClasses().map((c) => [c.metadata?.name ?? '', c]));
     return {
@@ -37,7 +41,7 @@ export class LiveAdmissionContext {
       watchesNamespace: (namespace) =>
         storeSettings.namespaceSelectorActive ? store.inWatchedNamespace(namespace) : watchNamespace === '' || namespace === watchNamespace,
       disableCatchAll: storeSettings.disableCatchAll,
-      paths: this.index.paths,
+      paths: this.paths,
       model: input,
     };
   }

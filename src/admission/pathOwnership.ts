@@ -1,6 +1,8 @@
 // Which accepted Ingress serves each host's rule paths, indexed by host so an
-// admission check reads only the hosts of the Ingress under review. Built once
-// per sync (lazily, on the first review after it), not per request.
+// admission check reads only the hosts of the Ingress under review. Kept up
+// to date after each sync by looking only at the Ingresses whose accepted
+// version changed (the acceptance keeps the same object for an unchanged one),
+// so a sync caused by, say, an EndpointSlice costs a pass of identity checks.
 import { objectKey } from '../kube/objects.js';
 import type { AcceptedIngress } from '../model/buildConfiguration.js';
 import { rulePaths } from '../model/ingressRules.js';
@@ -20,22 +22,58 @@ export interface OwnedPath {
   accepted: AcceptedIngress;
 }
 
+interface Owner {
+  accepted: AcceptedIngress;
+  hosts: ReadonlyMap<string, OwnedPath[]>;
+}
+
 export class PathOwnership {
   private readonly byHost = new Map<string, OwnedPath[]>();
+  private readonly owners = new Map<string, Owner>();
 
-  constructor(ingresses: readonly AcceptedIngress[]) {
+  /** Brings the index to `ingresses` (the accepted versions of a sync); returns how many owners changed. */
+  update(ingresses: readonly AcceptedIngress[]): number {
+    let changed = 0;
+    const present = new Set<string>();
     for (const accepted of ingresses) {
-      for (const [host, owned] of ownedPaths(accepted)) {
-        const entries = this.byHost.get(host);
-        if (entries) entries.push(...owned);
-        else this.byHost.set(host, owned);
-      }
+      const key = objectKey(accepted.ingress);
+      present.add(key);
+      const previous = this.owners.get(key);
+      if (previous?.accepted === accepted) continue;
+      if (previous) this.remove(key, previous);
+      this.add(key, accepted);
+      changed++;
     }
+    for (const [key, owner] of this.owners) {
+      if (present.has(key)) continue;
+      this.remove(key, owner);
+      changed++;
+    }
+    return changed;
   }
 
   /** The rule paths on `host` of every accepted Ingress except `exceptOwner` (the version under review). */
   pathsOn(host: string, exceptOwner: string): OwnedPath[] {
     return (this.byHost.get(host) ?? []).filter((owned) => owned.owner !== exceptOwner);
+  }
+
+  private add(key: string, accepted: AcceptedIngress): void {
+    const hosts = ownedPaths(accepted);
+    this.owners.set(key, { accepted, hosts });
+    for (const [host, owned] of hosts) {
+      const entries = this.byHost.get(host);
+      if (entries) entries.push(...owned);
+      else this.byHost.set(host, [...owned]);
+    }
+  }
+
+  private remove(key: string, owner: Owner): void {
+    this.owners.delete(key);
+    for (const host of owner.hosts.keys()) {
+      const remaining = (this.byHost.get(host) ?? []).filter((owned) => owned.owner !== key);
+      if (remaining.length > 0) this.byHost.set(host, remaining);
+      else this.byHost.delete(host);
+    }
   }
 }
 
