@@ -104,7 +104,7 @@ test('deprecated annotations, ignored ones and model problems come back as warni
     `annotation ${PREFIX}/whitelist-source-range is deprecated; use ${PREFIX}/allowlist-source-range`,
     `annotation ${PREFIX}/enable-cors: not implemented yet, ignored`,
     `annotation ${PREFIX}/influxdb-port: unknown annotation (ingress-nginx has none by this name), ignored`,
-    'InvalidTLSSecret: secret app/missing not found; host a.example gets the default certificate',
+    'MissingTLSSecret: secret app/missing not found; host a.example gets the default certificate',
   ]);
 });
 
