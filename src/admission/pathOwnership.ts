@@ -30,26 +30,26 @@ interface Owner {
 export class PathOwnership {
   private readonly byHost = new Map<string, OwnedPath[]>();
   private readonly owners = new Map<string, Owner>();
+  private readonly indexed = new Set<AcceptedIngress>();
 
-  /** Brings the index to `ingresses` (the accepted versions of a sync); returns how many owners changed. */
-  update(ingresses: readonly AcceptedIngress[]): number {
-    let changed = 0;
-    const present = new Set<string>();
-    for (const accepted of ingresses) {
-      const key = objectKey(accepted.ingress);
-      present.add(key);
-      const previous = this.owners.get(key);
-      if (previous?.accepted === accepted) continue;
-      if (previous) this.remove(key, previous);
-      this.add(key, accepted);
-      changed++;
-    }
+  /** Brings the index to `ingresses` (the accepted versions of a sync); says how many versions left and entered it. */
+  update(ingresses: readonly AcceptedIngress[]): { removed: number; added: number } {
+    // By object identity, which needs no key strings: most syncs change no Ingress.
+    const current = new Set(ingresses);
+    let removed = 0;
     for (const [key, owner] of this.owners) {
-      if (present.has(key)) continue;
+      if (current.has(owner.accepted)) continue;
       this.remove(key, owner);
-      changed++;
+      removed++;
     }
-    return changed;
+    let added = 0;
+    if (this.owners.size === current.size) return { removed, added };
+    for (const accepted of ingresses) {
+      if (this.indexed.has(accepted)) continue;
+      this.add(objectKey(accepted.ingress), accepted);
+      added++;
+    }
+    return { removed, added };
   }
 
   /** The rule paths on `host` of every accepted Ingress except `exceptOwner` (the version under review). */
@@ -60,6 +60,7 @@ export class PathOwnership {
   private add(key: string, accepted: AcceptedIngress): void {
     const hosts = ownedPaths(accepted);
     this.owners.set(key, { accepted, hosts });
+    this.indexed.add(accepted);
     for (const [host, owned] of hosts) {
       const entries = this.byHost.get(host);
       if (entries) entries.push(...owned);
@@ -69,6 +70,7 @@ export class PathOwnership {
 
   private remove(key: string, owner: Owner): void {
     this.owners.delete(key);
+    this.indexed.delete(owner.accepted);
     for (const host of owner.hosts.keys()) {
       const remaining = (this.byHost.get(host) ?? []).filter((owned) => owned.owner !== key);
       if (remaining.length > 0) this.byHost.set(host, remaining);
