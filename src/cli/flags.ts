@@ -163,11 +163,11 @@ export const FLAG_DEFINITIONS = [
     description: 'Run without leader election.' },
 
   // Admission webhook
-  { name: 'validating-webhook', kind: 'string', default: '', implemented: false,
+  { name: 'validating-webhook', kind: 'string', default: '', implemented: true,
     description: 'Listen address (host:port) of the validating admission webhook; none when empty.' },
-  { name: 'validating-webhook-certificate', kind: 'string', default: '', implemented: false,
+  { name: 'validating-webhook-certificate', kind: 'string', default: '', implemented: true,
     description: 'PEM certificate file of the admission webhook.' },
-  { name: 'validating-webhook-key', kind: 'string', default: '', implemented: false,
+  { name: 'validating-webhook-key', kind: 'string', default: '', implemented: true,
     description: 'PEM private key file of the admission webhook.' },
   { name: 'disable-full-test', kind: 'bool', default: false, implemented: false,
     description: 'Validate only the submitted Ingress at admission, not the whole merged configuration.' },

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startAdmissionWebhook } from '../admission/admissionWebhook.js';
 import { EventRecorder } from '../controller/events/eventRecorder.js';
 import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
@@ -98,7 +99,8 @@ async function run(argv: readonly string[]): Promise<number> {
     logger,
   });
 
-  const store = new Store(storeSettingsFromFlags(flags));
+  const storeSettings = storeSettingsFromFlags(flags);
+  const store = new Store(storeSettings);
   const { source, events, cluster, close } = await openSource(flags, store, logger);
   const status = cluster && new StatusReporter({
     client: cluster.client,
@@ -151,6 +153,8 @@ async function run(argv: readonly string[]): Promise<number> {
     await close();
   });
   shutdown.add('release', 'close the health endpoint', () => void health.close());
+  let webhook: Server | undefined;
+  shutdown.add('release', 'close the admission webhook', () => void webhook?.close());
 
   let failed = false;
   try {
@@ -161,6 +165,9 @@ async function run(argv: readonly string[]): Promise<number> {
       synced = true;
       logger.info({ served: store.ingresses().length }, 'serving');
       status?.start();
+      if (flags.validatingWebhook) {
+        webhook = await startAdmissionWebhook({ flags, store, storeSettings, lastInput: () => syncLoop.lastInput, logger });
+      }
       syncing = syncLoop.run(stopSyncing.signal);
       await signal;
     }

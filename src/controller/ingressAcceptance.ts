@@ -62,24 +62,33 @@ export class IngressAcceptance {
     settingsChanged: boolean,
     result: AcceptanceResult,
   ): Entry {
-    const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: this.annotationsPrefix, settings });
-    const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType);
-    if (annotations.ok && pathErrors.length === 0) {
-      if (annotations.warnings.length > 0) result.warnings.push({ ingress, messages: annotations.warnings });
-      return { seen: ingress, accepted: { ingress, annotations: annotations.value } };
+    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings);
+    if (verdict.ok) {
+      if (verdict.warnings.length > 0) result.warnings.push({ ingress, messages: verdict.warnings });
+      return { seen: ingress, accepted: verdict.accepted };
     }
-    const errors = [...(annotations.ok ? [] : annotations.errors), ...pathErrors];
     // The last good version keeps serving; when the settings changed it must pass them too.
     const fallback = previous?.accepted;
     const kept = fallback && settingsChanged ? this.revalidates(fallback.ingress, settings) : fallback;
-    result.refused.push({ ingress, errors, servingPrevious: kept !== undefined });
+    result.refused.push({ ingress, errors: verdict.errors, servingPrevious: kept !== undefined });
     return { seen: ingress, accepted: kept };
   }
 
   /** The previous version under the current settings, if it still passes. */
   private revalidates(ingress: Ingress, settings: GlobalSettings): AcceptedIngress | undefined {
-    const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: this.annotationsPrefix, settings });
-    if (!annotations.ok || validateIngressPaths(ingress, settings.strictValidatePathType).length > 0) return undefined;
-    return { ingress, annotations: annotations.value };
+    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings);
+    return verdict.ok ? verdict.accepted : undefined;
   }
+}
+
+export type IngressVerdict = { ok: true; accepted: AcceptedIngress; warnings: string[] } | { ok: false; errors: string[] };
+
+/** Whether one Ingress version may be served: its annotations and its paths (the sync loop and admission share it). */
+export function judgeIngressVersion(ingress: Ingress, annotationsPrefix: string, settings: GlobalSettings): IngressVerdict {
+  const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: annotationsPrefix, settings });
+  const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType);
+  if (annotations.ok && pathErrors.length === 0) {
+    return { ok: true, accepted: { ingress, annotations: annotations.value }, warnings: annotations.warnings };
+  }
+  return { ok: false, errors: [...(annotations.ok ? [] : annotations.errors), ...pathErrors] };
 }

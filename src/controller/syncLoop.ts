@@ -3,7 +3,7 @@
 // Events; a configuration nginx refuses never replaces the running one.
 import type { Logger } from '../log/logger.js';
 import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
-import { buildConfiguration } from '../model/buildConfiguration.js';
+import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
 import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
@@ -50,6 +50,8 @@ export class SyncLoop {
   private readonly syncedIngresses = new Map<string, Ingress>();
   /** The configuration nginx runs, as last applied successfully. */
   current: Configuration | undefined;
+  /** The model's input at the last sync: the admission webhook checks new Ingresses against it. */
+  lastInput: ModelInput | undefined;
   syncs = 0;
 
   constructor(private readonly options: SyncLoopOptions) {
@@ -89,14 +91,15 @@ export class SyncLoop {
       this.options.events.record(ingress, 'Warning', 'AnnotationWarning', messages.join('; '));
     }
 
-    const result = buildConfiguration({
+    this.lastInput = {
       ingresses: acceptance.accepted,
       lookup: store,
       settings,
       defaultAnnotations: this.defaultAnnotations(settings),
       defaultBackendService: this.options.defaultBackendService,
       defaultSslCertificate: this.options.defaultSslCertificate,
-    });
+    };
+    const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
       if (ingress) this.options.events.record(ingress, problem.severity === 'warning' ? 'Warning' : 'Normal', problem.reason, problem.message);

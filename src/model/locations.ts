@@ -19,7 +19,7 @@ export interface DraftLocation {
  * matching as soon as one Ingress of that host asks for use-regex or a
  * rewrite-target (a documented compatibility behaviour).
  */
-export function isRegexHost(drafts: readonly DraftLocation[]): boolean {
+export function isRegexHost(drafts: readonly Pick<DraftLocation, 'path' | 'annotations' | 'generated'>[]): boolean {
   return drafts.some(
     (draft) =>
       !draft.generated &&
@@ -47,14 +47,19 @@ function placementKey({ path, match }: Placement): string {
   return `${match} ${path}`;
 }
 
+/** The key of the location a rule path takes on a host (regex or not): rule paths with one key compete for it. */
+export function locationKey(rulePath: Pick<DraftLocation, 'path' | 'type'>, regex: boolean): string {
+  return placementKey(placement(rulePath, regex));
+}
+
 /**
  * The draft whose location a rule path would share on the host: the oldest
  * draft from a rule at the same placement, which finalizeLocations keeps.
  */
 export function ruleDraftAt(drafts: readonly DraftLocation[], rulePath: Pick<DraftLocation, 'path' | 'type'>): DraftLocation | undefined {
   const regex = isRegexHost(drafts);
-  const wanted = placementKey(placement(rulePath, regex));
-  return drafts.find((draft) => !draft.generated && placementKey(placement(draft, regex)) === wanted);
+  const wanted = locationKey(rulePath, regex);
+  return drafts.find((draft) => !draft.generated && locationKey(draft, regex) === wanted);
 }
 
 /**

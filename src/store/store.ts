@@ -150,7 +150,8 @@ export class Store implements StoreSnapshot {
 
   // ---- filters ----
 
-  private inWatchedNamespace(namespace: string | undefined): boolean {
+  /** With --watch-namespace-selector: whether the namespace is selected (always true without it). */
+  inWatchedNamespace(namespace: string | undefined): boolean {
     if (!this.settings.namespaceSelectorActive || namespace === undefined) return true;
     return this.caches.Namespace.get(namespace) !== undefined;
   }
