@@ -1,0 +1,127 @@
+-- Request metrics (--enable-metrics). Hooks (see lua/README.md):
+--   init_by_lua:  require("portico.monitor").init({ port = P, token = T, max_batch_size = N })
+--   log_by_lua:   require("portico.monitor").call()   (in the same block as the balancer's log())
+--
+-- Per request: copy 14 nginx variables into a per-worker buffer, nothing
+-- else (no table, no JSON, no shared memory, no lock). Once a second a timer
+-- encodes the buffer as one JSON array and sends it to the controller on
+-- 127.0.0.1:P in one connection: "<token>\n[fields...]", the fields of each
+-- record in src/metrics/requestBatch.ts's RECORD_FIELDS order. At most N
+-- records wait in a worker; more are counted and reported as dropped.
+local cjson = require("cjson.safe")
+local new_tab = require("table.new")
+local clear_tab = require("table.clear")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_log = ngx.log
+local ERR = ngx.ERR
+local WARN = ngx.WARN
+local type = type
+local tostring = tostring
+local error = error
+local string_format = string.format
+
+local _M = {}
+
+local FIELDS = 14
+local FLUSH_INTERVAL = 1 -- second, as ingress-nginx
+local SEND_TIMEOUT_MS = 2000
+
+local port = nil
+local token_line = nil
+local max_values = 0
+
+-- Worker-local.
+local buffer = nil
+local size = 0 -- values in buffer (FIELDS per record)
+local dropped = 0
+local timer_started = false
+
+local function integer_option(options, name, min, max)
+  local value = type(options) == "table" and options[name] or nil
+  if type(value) ~= "number" or value % 1 ~= 0 or value < min or value > max then
+    error("portico.monitor.init: " .. name .. " must be an integer from " .. min .. " to " .. max .. ", got " .. tostring(value))
+  end
+  return value
+end
+
+function _M.init(options)
+  port = integer_option(options, "port", 1, 65535)
+  -- %.0f: tostring() would print a number above 1e14 in exponent notation.
+  token_line = string_format("%.0f\n", integer_option(options, "token", 1, 2 ^ 53))
+  max_values = integer_option(options, "max_batch_size", 1, 1000000) * FIELDS
+end
+
+local function send(payload)
+  local socket = ngx.socket.tcp()
+  socket:settimeout(SEND_TIMEOUT_MS)
+  local ok, err = socket:connect("127.0.0.1", port)
+  if not ok then
+    return nil, err
+  end
+  ok, err = socket:send(payload)
+  socket:close()
+  return ok, err
+end
+
+-- Also runs when the worker exits (premature): the last records still go out.
+local function flush()
+  if dropped > 0 then
+    ngx_log(WARN, "portico metrics: ", dropped, " requests not recorded: more than --monitor-max-batch-size in one second")
+    dropped = 0
+  end
+  if size == 0 then
+    return
+  end
+  -- Encoding and clearing do not yield, so requests logged while send() waits go to the next batch.
+  local payload = token_line .. cjson.encode(buffer)
+  clear_tab(buffer)
+  size = 0
+  local ok, err = send(payload)
+  if not ok then
+    ngx_log(ERR, "portico metrics: sending request records to the controller failed: ", err)
+  end
+end
+
+local function start_timer()
+  timer_started = true
+  buffer = new_tab(max_values, 0)
+  local ok, err = ngx.timer.every(FLUSH_INTERVAL, flush)
+  if not ok then
+    ngx_log(ERR, "portico metrics: cannot start the flush timer: ", err)
+  end
+end
+
+-- log_by_lua: one record for this request.
+function _M.call()
+  if port == nil then
+    return
+  end
+  if not timer_started then
+    start_timer()
+  end
+  local n = size
+  if n >= max_values then
+    dropped = dropped + 1
+    return
+  end
+  local var = ngx_var
+  buffer[n + 1] = var.host or ""
+  buffer[n + 2] = var.namespace or ""
+  buffer[n + 3] = var.ingress_name or ""
+  buffer[n + 4] = var.service_name or ""
+  buffer[n + 5] = var.proxy_alternative_upstream_name or ""
+  buffer[n + 6] = var.location_path or ""
+  buffer[n + 7] = var.request_method or ""
+  buffer[n + 8] = var.status or ""
+  buffer[n + 9] = var.request_length or ""
+  buffer[n + 10] = var.request_time or ""
+  buffer[n + 11] = var.bytes_sent or ""
+  buffer[n + 12] = var.upstream_connect_time or ""
+  buffer[n + 13] = var.upstream_header_time or ""
+  buffer[n + 14] = var.upstream_response_time or ""
+  size = n + FIELDS
+end
+
+return _M

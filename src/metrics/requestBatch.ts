@@ -1,0 +1,93 @@
+// The batches lua/portico/monitor.lua sends: the first line is the batch
+// token (proof that our nginx sent it), then one JSON array of strings, the
+// records' fields one after another in RECORD_FIELDS order. Raw nginx
+// variable values: the worker only copies them, the controller parses them.
+
+/** The order of a record's fields in a batch (lua/portico/monitor.lua writes them in this order). */
+export const RECORD_FIELDS = [
+  'host', 'namespace', 'ingress', 'service', 'canary', 'path', 'method', 'status',
+  'requestLength', 'requestTime', 'bytesSent', 'upstreamConnectTime', 'upstreamHeaderTime', 'upstreamResponseTime',
+] as const;
+
+/** What nginx tells about one request; a number is undefined when nginx had no value (no upstream, say). */
+export interface RequestRecord {
+  host: string;
+  namespace: string;
+  ingress: string;
+  service: string;
+  /** $proxy_alternative_upstream_name: the canary backend that served the request, or ''. */
+  canary: string;
+  path: string;
+  method: string;
+  status: string;
+  requestLength: number | undefined;
+  requestTime: number | undefined;
+  bytesSent: number | undefined;
+  upstreamConnectTime: number | undefined;
+  upstreamHeaderTime: number | undefined;
+  upstreamResponseTime: number | undefined;
+}
+
+export type DecodedBatch =
+  | { readonly ok: true; readonly records: RequestRecord[]; readonly malformed: number }
+  | { readonly ok: false; readonly error: string };
+
+/** Longer than any host name, Kubernetes name, Ingress path or nginx number: such a record is not nginx's. */
+const MAX_FIELD_LENGTH = 4096;
+
+export function decodeBatch(payload: string, token: string): DecodedBatch {
+  const newline = payload.indexOf('\n');
+  if (newline < 0 || payload.slice(0, newline) !== token) return { ok: false, error: 'missing or wrong batch token' };
+  let fields: unknown;
+  try {
+    fields = JSON.parse(payload.slice(newline + 1));
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  if (!Array.isArray(fields)) return { ok: false, error: 'not a JSON array' };
+  if (fields.length % RECORD_FIELDS.length !== 0) {
+    return { ok: false, error: `${fields.length} fields is not a whole number of ${RECORD_FIELDS.length}-field records` };
+  }
+  const records: RequestRecord[] = [];
+  let malformed = 0;
+  for (let start = 0; start < fields.length; start += RECORD_FIELDS.length) {
+    const record = recordAt(fields, start);
+    if (record) records.push(record);
+    else malformed++;
+  }
+  return { ok: true, records, malformed };
+}
+
+function recordAt(fields: readonly unknown[], start: number): RequestRecord | undefined {
+  const values: string[] = [];
+  for (let i = start; i < start + RECORD_FIELDS.length; i++) {
+    const value = fields[i];
+    if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return undefined;
+    values.push(value);
+  }
+  const [host, namespace, ingress, service, canary, path, method, status, ...numbers] = values as [
+    string, string, string, string, string, string, string, string, ...string[],
+  ];
+  const [requestLength, requestTime, bytesSent, upstreamConnectTime, upstreamHeaderTime, upstreamResponseTime] = numbers.map(nginxNumber);
+  return {
+    host, namespace, ingress, service, canary, path, method, status,
+    requestLength, requestTime, bytesSent, upstreamConnectTime, upstreamHeaderTime, upstreamResponseTime,
+  };
+}
+
+const NUMBER = /^\d+(?:\.\d+)?$/;
+
+/**
+ * An nginx number variable. `$upstream_*_time` lists one value per upstream
+ * attempt (`0.004, 0.002`; ` : ` across internal redirects; `-` for an attempt
+ * without one): the request's time is their sum. ingress-nginx drops such
+ * requests from its upstream histograms instead.
+ */
+export function nginxNumber(text: string): number | undefined {
+  let sum: number | undefined;
+  for (const part of text.split(/[,:]/)) {
+    const trimmed = part.trim();
+    if (NUMBER.test(trimmed)) sum = (sum ?? 0) + Number(trimmed);
+  }
+  return sum;
+}
