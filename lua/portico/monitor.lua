@@ -6,8 +6,11 @@
 -- else (no table, no JSON, no shared memory, no lock). Once a second a timer
 -- encodes the buffer as one JSON array and sends it to the controller on
 -- 127.0.0.1:P in one connection: "<token>\n[fields...]", the fields of each
--- record in src/metrics/requestBatch.ts's RECORD_FIELDS order. At most N
--- records wait in a worker; more are counted and reported as dropped.
+-- record in src/metrics/requestBatch.ts's RECORD_FIELDS order. A batch holds
+-- N records at most: a full buffer is sent at once, from a zero-delay timer,
+-- and a new one started (ingress-nginx instead drops what exceeds N a second).
+-- Only while one full batch still waits for its timer are records dropped,
+-- counted and reported.
 local cjson = require("cjson.safe")
 local new_tab = require("table.new")
 local clear_tab = require("table.clear")
@@ -35,6 +38,7 @@ local max_values = 0
 -- Worker-local.
 local buffer = nil
 local size = 0 -- values in buffer (FIELDS per record)
+local full = nil -- a full buffer waiting for its zero-delay timer
 local dropped = 0
 local timer_started = false
 
@@ -65,12 +69,30 @@ local function send(payload)
   return ok, err
 end
 
--- Also runs when the worker exits (premature): the last records still go out.
+local function send_batch(payload)
+  local ok, err = send(payload)
+  if not ok then
+    ngx_log(ERR, "portico metrics: sending request records to the controller failed: ", err)
+  end
+end
+
+local function send_full()
+  local batch = full
+  if batch == nil then
+    return
+  end
+  full = nil
+  send_batch(token_line .. cjson.encode(batch))
+end
+
+-- Every second, and once more when the worker exits (premature): the last records still go out.
 local function flush()
   if dropped > 0 then
-    ngx_log(WARN, "portico metrics: ", dropped, " requests not recorded: more than --monitor-max-batch-size in one second")
+    ngx_log(WARN, "portico metrics: ", dropped, " requests not recorded: the worker logged two full batches ",
+      "(--monitor-max-batch-size) before it could send the first")
     dropped = 0
   end
+  send_full()
   if size == 0 then
     return
   end
@@ -78,10 +100,23 @@ local function flush()
   local payload = token_line .. cjson.encode(buffer)
   clear_tab(buffer)
   size = 0
-  local ok, err = send(payload)
-  if not ok then
-    ngx_log(ERR, "portico metrics: sending request records to the controller failed: ", err)
+  send_batch(payload)
+end
+
+-- The buffer is full: hand it to a zero-delay timer and start another.
+local function rotate()
+  if full ~= nil then
+    return false
   end
+  local ok, err = ngx.timer.at(0, send_full)
+  if not ok then
+    ngx_log(ERR, "portico metrics: cannot schedule sending a full batch: ", err)
+    return false
+  end
+  full = buffer
+  buffer = new_tab(max_values, 0)
+  size = 0
+  return true
 end
 
 local function start_timer()
@@ -101,11 +136,11 @@ function _M.call()
   if not timer_started then
     start_timer()
   end
-  local n = size
-  if n >= max_values then
+  if size >= max_values and not rotate() then
     dropped = dropped + 1
     return
   end
+  local n = size
   local var = ngx_var
   buffer[n + 1] = var.host or ""
   buffer[n + 2] = var.namespace or ""

@@ -126,3 +126,20 @@ test('records a worker holds when nginx shuts down are still sent', { skip: miss
     await metrics.close();
   }
 });
+
+test('a worker sends a full batch at once rather than dropping what exceeds --monitor-max-batch-size', { skip: missingLuaNginx, timeout: 60_000 }, async () => {
+  const { metrics, dataPlane, port } = await startServing('full-batches', 5);
+  try {
+    const started = Date.now();
+    for (let i = 0; i < 60; i++) assert.equal((await httpGet({ port, host: HOST, path: '/api' })).status, 200);
+    const elapsedMs = Date.now() - started;
+    await eventually(async () => {
+      const samples = await scrape(metrics);
+      assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { ...API, method: 'GET', status: '200' }), 60);
+    }, { timeoutMs: 5000, intervalMs: 100 });
+    assert.ok(elapsedMs < 3000, `60 requests took ${elapsedMs} ms: more than 5 per worker-second is what this tests`);
+  } finally {
+    await dataPlane.stop();
+    await metrics.close();
+  }
+});
