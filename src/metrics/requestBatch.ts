@@ -59,19 +59,17 @@ export function decodeBatch(payload: string, token: string): DecodedBatch {
 }
 
 function recordAt(fields: readonly unknown[], start: number): RequestRecord | undefined {
-  const values: string[] = [];
   for (let i = start; i < start + RECORD_FIELDS.length; i++) {
     const value = fields[i];
     if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return undefined;
-    values.push(value);
   }
-  const [host, namespace, ingress, service, canary, path, method, status, ...numbers] = values as [
-    string, string, string, string, string, string, string, string, ...string[],
-  ];
-  const [requestLength, requestTime, bytesSent, upstreamConnectTime, upstreamHeaderTime, upstreamResponseTime] = numbers.map(nginxNumber);
+  // Checked above: every field of the record is a string.
+  const f = fields as readonly string[];
+  const s = start;
   return {
-    host, namespace, ingress, service, canary, path, method, status,
-    requestLength, requestTime, bytesSent, upstreamConnectTime, upstreamHeaderTime, upstreamResponseTime,
+    host: f[s]!, namespace: f[s + 1]!, ingress: f[s + 2]!, service: f[s + 3]!, canary: f[s + 4]!, path: f[s + 5]!, method: f[s + 6]!,
+    status: f[s + 7]!, requestLength: nginxNumber(f[s + 8]!), requestTime: nginxNumber(f[s + 9]!), bytesSent: nginxNumber(f[s + 10]!),
+    upstreamConnectTime: nginxNumber(f[s + 11]!), upstreamHeaderTime: nginxNumber(f[s + 12]!), upstreamResponseTime: nginxNumber(f[s + 13]!),
   };
 }
 
@@ -84,6 +82,7 @@ const NUMBER = /^\d+(?:\.\d+)?$/;
  * requests from its upstream histograms instead.
  */
 export function nginxNumber(text: string): number | undefined {
+  if (NUMBER.test(text)) return Number(text);
   let sum: number | undefined;
   for (const part of text.split(/[,:]/)) {
     const trimmed = part.trim();

@@ -65,9 +65,6 @@ const HISTOGRAMS: readonly HistogramSpec[] = [
 const REQUESTS = { name: 'requests', help: 'The total number of client requests' };
 const UPSTREAM_LATENCY = { name: 'ingress_upstream_latency_seconds', help: 'DEPRECATED Upstream service latency per Ingress' };
 
-/** Every name --exclude-socket-metrics can drop. */
-export const REQUEST_METRIC_NAMES = [REQUESTS.name, ...HISTOGRAMS.map((spec) => spec.name), UPSTREAM_LATENCY.name];
-
 /**
  * Methods kept as they are; any other becomes `OTHER`. nginx accepts any
  * upper-case token as a method, so a client could otherwise mint series at will.
@@ -184,27 +181,30 @@ export class RequestMetrics {
     return { counted, skipped: records.length - counted };
   }
 
+  /**
+   * The record's series. Records of an existing series are counted without
+   * further checks (more of them cannot add a series); a new label set must
+   * name what the configuration serves.
+   */
   private seriesOf(record: RequestRecord): Series | undefined {
     const { namespace, ingress, service, canary, path } = record;
-    if (!this.servesLocation(record)) return undefined;
-    if (canary !== '' && !this.served.backends.has(canary)) return undefined;
-    if (!STATUS.test(record.status)) return undefined;
     const status = this.options.reportStatusClasses ? `${record.status[0]}xx` : record.status;
     const method = METHODS.has(record.method) ? record.method : 'OTHER';
     const host = this.options.metricsPerHost ? record.host : undefined;
-    if (host !== undefined && !this.labelsHost(host)) return undefined;
     const key = `${status}\0${method}\0${path}\0${namespace}\0${ingress}\0${service}\0${canary}\0${host ?? ''}`;
-    let series = this.series.get(key);
-    if (!series) {
-      const requestLabels = { status, method, path, namespace, ingress, service, canary, ...(host === undefined ? {} : { host }) };
-      series = {
-        labels: { ...this.options.labels, ...requestLabels },
-        latencyLabels: { ...this.options.labels, ingress, namespace, service, canary },
-        requests: 0,
-        histograms: this.histograms.map((histogram) => ({ counts: new Float64Array(histogram.bounds.length + 1), sum: 0, count: 0 })),
-      };
-      this.series.set(key, series);
-    }
+    const existing = this.series.get(key);
+    if (existing) return existing;
+    if (!this.servesLocation(record) || !STATUS.test(record.status)) return undefined;
+    if (canary !== '' && !this.served.backends.has(canary)) return undefined;
+    if (host !== undefined && !this.labelsHost(host)) return undefined;
+    const requestLabels = { status, method, path, namespace, ingress, service, canary, ...(host === undefined ? {} : { host }) };
+    const series: Series = {
+      labels: { ...this.options.labels, ...requestLabels },
+      latencyLabels: { ...this.options.labels, ingress, namespace, service, canary },
+      requests: 0,
+      histograms: this.histograms.map((histogram) => ({ counts: new Float64Array(histogram.bounds.length + 1), sum: 0, count: 0 })),
+    };
+    this.series.set(key, series);
     return series;
   }
 
