@@ -6,6 +6,7 @@ import { ControllerMetrics, configurationHash } from '../../src/metrics/controll
 import { controllerLabels } from '../../src/metrics/controllerLabels.js';
 import { PrometheusMetrics, type PrometheusMetricsOptions } from '../../src/metrics/prometheusMetrics.js';
 import { Registry } from 'prom-client';
+import type { MonitorTarget } from '../../src/dataplane/nginx/render/renderContext.js';
 import { backend, configuration, ingressRef, location, server } from '../dataplane/nginx/render/fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support/prometheusText.js';
@@ -88,47 +89,42 @@ describe('PrometheusMetrics', () => {
     await metrics.close();
   });
 
-  it('counts reloads and failures from the sync loop, and records from batches carrying its token', async () => {
-    const metrics = await PrometheusMetrics.start(OPTIONS);
-    try {
-      const monitor = metrics.monitor;
-      assert.ok(monitor);
-      metrics.applied(SERVED, { outcome: 'reloaded' });
-      metrics.applied(SERVED, { outcome: 'unchanged' });
-      metrics.applied(SERVED, { outcome: 'rejected', error: 'nginx -t failed' });
-      const record = ['a.example.com', 'shop', 'web', 'web', '', '/', 'GET', '200', '1', '0.1', '1', '', '', ''];
-      await send(monitor.port, `${monitor.token}\n${JSON.stringify([...record, ...record])}`);
-      await send(monitor.port, `${monitor.token + 1}\n${JSON.stringify(record)}`);
-      await send(monitor.port, 'garbage');
-      await eventually(async () => {
-        const samples = await scrape(metrics.registry);
-        assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { host: 'a.example.com', status: '200' }), 2);
-      }, { timeoutMs: 3000 });
-      const samples = await scrape(metrics.registry);
-      assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
-      assert.equal(valueOf(samples, 'nginx_ingress_controller_errors'), 1);
-      assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 0);
-    } finally {
-      await metrics.close();
-    }
-  });
+  const RECORD = ['a.example.com', 'shop', 'web', 'web', '', '/', 'GET', '200', '1', '0.1', '1', '', '', ''];
 
-  it('drops a batch larger than --monitor-max-batch-size records can be, and keeps listening', async () => {
+  /** Metrics serving SERVED (one reload), listening for batches, closed after `check`. */
+  async function withListener(check: (metrics: PrometheusMetrics, monitor: MonitorTarget) => Promise<void>): Promise<void> {
     const metrics = await PrometheusMetrics.start(OPTIONS);
     try {
-      const monitor = metrics.monitor;
-      assert.ok(monitor);
+      assert.ok(metrics.monitor);
       metrics.applied(SERVED, { outcome: 'reloaded' });
-      const record = ['a.example.com', 'shop', 'web', 'web', '', '/', 'GET', '200', '1', '0.1', '1', '', '', ''];
-      const oversized = JSON.stringify(Array.from({ length: 1000 }, () => record).flat());
-      assert.ok(oversized.length > OPTIONS.maxBatchSize * 4096);
-      await send(monitor.port, `${monitor.token}\n${oversized}`).catch(() => undefined);
-      await send(monitor.port, `${monitor.token}\n${JSON.stringify(record)}`);
-      await eventually(async () => {
-        assert.equal(valueOf(await scrape(metrics.registry), 'nginx_ingress_controller_requests', { status: '200' }), 1);
-      }, { timeoutMs: 3000 });
+      await check(metrics, metrics.monitor);
     } finally {
       await metrics.close();
     }
-  });
+  }
+
+  const requestsEventually = (metrics: PrometheusMetrics, expected: number): Promise<void> => eventually(async () => {
+    assert.equal(valueOf(await scrape(metrics.registry), 'nginx_ingress_controller_requests', { host: 'a.example.com', status: '200' }), expected);
+  }, { timeoutMs: 3000 });
+
+  it('counts reloads and failures from the sync loop, and records from batches carrying its token', () => withListener(async (metrics, monitor) => {
+    metrics.applied(SERVED, { outcome: 'unchanged' });
+    metrics.applied(SERVED, { outcome: 'rejected', error: 'nginx -t failed' });
+    await send(monitor.port, `${monitor.token}\n${JSON.stringify([...RECORD, ...RECORD])}`);
+    await send(monitor.port, `${monitor.token + 1}\n${JSON.stringify(RECORD)}`);
+    await send(monitor.port, 'garbage');
+    await requestsEventually(metrics, 2);
+    const samples = await scrape(metrics.registry);
+    assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
+    assert.equal(valueOf(samples, 'nginx_ingress_controller_errors'), 1);
+    assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 0);
+  }));
+
+  it('drops a batch larger than --monitor-max-batch-size records can be, and keeps listening', () => withListener(async (metrics, monitor) => {
+    const oversized = JSON.stringify(Array.from({ length: 1000 }, () => RECORD).flat());
+    assert.ok(oversized.length > OPTIONS.maxBatchSize * 4096);
+    await send(monitor.port, `${monitor.token}\n${oversized}`).catch(() => undefined);
+    await send(monitor.port, `${monitor.token}\n${JSON.stringify(RECORD)}`);
+    await requestsEventually(metrics, 1);
+  }));
 });
