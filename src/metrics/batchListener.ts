@@ -16,31 +16,35 @@ export interface BatchListenerOptions {
   logger: Logger;
 }
 
-/** One nginx worker flushes per connection; anything beyond this many at once is not ours. */
-const MAX_CONNECTIONS = 64;
+/** Each nginx worker has at most two batches on the way; anything beyond this many at once is not ours. */
+const MAX_CONNECTIONS = 256;
 const CONNECTION_TIMEOUT_MS = 10_000;
 
 export class BatchListener {
-  /** First line of every batch: a number only nginx.conf and this process know, so other local processes cannot feed metrics. */
-  readonly token = randomInt(1, 2 ** 47);
-
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    /**
+     * First line of every batch: a number only nginx.conf and this process
+     * know, so another local process can neither feed metrics nor make this
+     * one buffer its data (a connection is dropped at its first wrong byte).
+     */
+    readonly token: number,
   ) {}
 
   static async start(options: BatchListenerOptions): Promise<BatchListener> {
-    const server = createServer((socket) => receive(socket, options));
+    const token = randomInt(1, 2 ** 47);
+    const server = createServer((socket) => receive(socket, `${token}\n`, options));
     server.maxConnections = MAX_CONNECTIONS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
+    server.on('error', (error) => options.logger.error({ err: error.message }, 'request metrics listener failed'));
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('the batch listener has no TCP port');
-    const listener = new BatchListener(server, address.port);
-    options.logger.debug({ port: listener.port }, 'listening for request metrics from nginx');
-    return listener;
+    options.logger.debug({ port: address.port }, 'listening for request metrics from nginx');
+    return new BatchListener(server, address.port, token);
   }
 
   close(): Promise<void> {
@@ -48,19 +52,24 @@ export class BatchListener {
   }
 }
 
-function receive(socket: Socket, options: BatchListenerOptions): void {
+function receive(socket: Socket, tokenLine: string, options: BatchListenerOptions): void {
   const chunks: Buffer[] = [];
   let size = 0;
+  let verified = false;
+  const drop = (reason: string): void => {
+    options.logger.warn({ reason }, 'request metrics batch dropped');
+    socket.destroy();
+  };
   socket.setTimeout(CONNECTION_TIMEOUT_MS, () => socket.destroy());
   socket.on('error', () => socket.destroy());
   socket.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > options.maxBatchBytes) {
-      options.logger.warn({ maxBytes: options.maxBatchBytes }, 'request metrics batch too large; dropped');
-      socket.destroy();
-      return;
-    }
     chunks.push(chunk);
+    size += chunk.length;
+    if (size > options.maxBatchBytes) return drop(`larger than ${options.maxBatchBytes} bytes`);
+    if (verified) return;
+    const head = Buffer.concat(chunks).toString('latin1', 0, tokenLine.length);
+    if (!tokenLine.startsWith(head)) return drop('wrong token');
+    verified = head.length === tokenLine.length;
   });
   socket.on('end', () => {
     socket.end();

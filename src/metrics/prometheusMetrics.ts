@@ -29,22 +29,23 @@ export interface PrometheusMetricsOptions extends Omit<RequestMetricsOptions, 'l
 const RECORD_BYTES_LIMIT = 4096;
 
 export class PrometheusMetrics implements SyncObserver {
-  readonly registry = new Registry();
-  /** Where nginx sends request records; undefined without --enable-metrics. */
-  monitor: MonitorTarget | undefined;
-  private controller: ControllerMetrics | undefined;
-  private requests: RequestMetrics | undefined;
-  private listener: BatchListener | undefined;
-
-  private constructor() {}
+  private constructor(
+    readonly registry: Registry,
+    /** Where nginx sends request records; undefined without --enable-metrics. */
+    readonly monitor?: MonitorTarget,
+    /** Also for leader election to report through (`leading()`). */
+    readonly controller?: ControllerMetrics,
+    private readonly requests?: RequestMetrics,
+    private readonly listener?: BatchListener,
+  ) {}
 
   static async start(options: PrometheusMetricsOptions): Promise<PrometheusMetrics> {
-    const metrics = new PrometheusMetrics();
-    collectDefaultMetrics({ register: metrics.registry });
-    if (!options.enabled) return metrics;
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    if (!options.enabled) return new PrometheusMetrics(registry);
     const labels = controllerLabels(options.controllerClass, options.env);
-    metrics.controller = new ControllerMetrics(labels, metrics.registry);
-    const requests = new RequestMetrics({ ...options, labels }, metrics.registry);
+    const controller = new ControllerMetrics(labels, registry);
+    const requests = new RequestMetrics({ ...options, labels }, registry);
     const logger = options.logger.child({ component: 'metrics' });
     const listener = await BatchListener.start({
       maxBatchBytes: options.maxBatchSize * RECORD_BYTES_LIMIT,
@@ -59,10 +60,8 @@ export class PrometheusMetrics implements SyncObserver {
         if (skipped + batch.malformed > 0) logger.debug({ skipped, malformed: batch.malformed }, 'request records not counted');
       },
     });
-    metrics.requests = requests;
-    metrics.listener = listener;
-    metrics.monitor = { port: listener.port, token: listener.token, maxBatchSize: options.maxBatchSize };
-    return metrics;
+    const monitor = { port: listener.port, token: listener.token, maxBatchSize: options.maxBatchSize };
+    return new PrometheusMetrics(registry, monitor, controller, requests, listener);
   }
 
   applied(configuration: Configuration, result: ApplyResult): void {

@@ -141,7 +141,10 @@ export class RequestMetrics {
       name: METRIC_PREFIX + UPSTREAM_LATENCY.name,
       help: UPSTREAM_LATENCY.help,
       labelNames: [...Object.keys(options.labels), 'ingress', 'namespace', 'service', 'canary'],
+      // client_golang's defaults, which ingress-nginx keeps: quantiles over the last 10 minutes.
       percentiles: [0.5, 0.9, 0.99],
+      maxAgeSeconds: 600,
+      ageBuckets: 5,
       registers: [registry],
     });
   }

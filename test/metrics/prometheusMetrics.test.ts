@@ -120,6 +120,23 @@ describe('PrometheusMetrics', () => {
     assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 0);
   }));
 
+  it('closes a connection at its first byte off the token, before buffering anything', () => withListener(async (_metrics, monitor) => {
+    const wrong = String(monitor.token).replace(/^./, (digit) => String((Number(digit) % 9) + 1));
+    const closed = await new Promise<boolean>((resolve) => {
+      const socket = connect(monitor.port, '127.0.0.1', () => socket.write(`${wrong}\n[`));
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(false);
+      }, 3000);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      socket.on('error', () => undefined); // a reset closes it too
+    });
+    assert.equal(closed, true, 'the listener kept a connection without the token open');
+  }));
+
   it('drops a batch larger than --monitor-max-batch-size records can be, and keeps listening', () => withListener(async (metrics, monitor) => {
     const oversized = JSON.stringify(Array.from({ length: 1000 }, () => RECORD).flat());
     assert.ok(oversized.length > OPTIONS.maxBatchSize * 4096);
