@@ -219,7 +219,7 @@ async function main(): Promise<void> {
 
     const metrics = await PrometheusMetrics.start({
       enabled: true, controllerClass: 'k8s.io/ingress-nginx', metricsPerHost: true, metricsPerUndefinedHost: false,
-      reportStatusClasses: false, exclude: [], buckets: BUCKETS, maxBatchSize: 10_000, logger: silentLogger(),
+      reportStatusClasses: false, exclude: [], buckets: BUCKETS, maxBatchSize: 10_000, statusPort: ports[11]!, logger: silentLogger(),
     });
     stops.push(() => metrics.close());
     const proxies: Proxy[] = [

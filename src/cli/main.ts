@@ -117,6 +117,7 @@ async function run(argv: readonly string[]): Promise<number> {
     exclude: flags.excludeSocketMetrics,
     buckets: { time: flags.timeBuckets, length: flags.lengthBuckets, size: flags.sizeBuckets },
     maxBatchSize: flags.monitorMaxBatchSize,
+    statusPort: flags.statusPort,
     logger,
   });
   const dataPlane = new NginxDataPlane({

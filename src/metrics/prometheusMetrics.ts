@@ -1,16 +1,17 @@
 // Portico's Prometheus registry, served at /metrics on the health port. It
 // always has the process metrics (as ingress-nginx has Go's); with
-// --enable-metrics also ingress-nginx's controller metrics and the
-// per-request metrics nginx sends in batches.
+// --enable-metrics also ingress-nginx's controller metrics, nginx's
+// connection counts and the per-request metrics nginx sends in batches.
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SyncObserver } from '../controller/syncLoop.js';
 import type { ApplyResult } from '../dataplane/dataPlane.js';
-import type { MonitorTarget } from '../dataplane/nginx/render/renderContext.js';
+import { STATUS_ADDRESS, type MonitorTarget } from '../dataplane/nginx/render/renderContext.js';
 import type { Logger } from '../log/logger.js';
 import type { Configuration } from '../model/types.js';
 import { BatchListener } from './batchListener.js';
 import { controllerLabels } from './controllerLabels.js';
 import { ControllerMetrics } from './controllerMetrics.js';
+import { registerNginxStatusMetrics } from './nginxStatusMetrics.js';
 import { decodeBatch } from './requestBatch.js';
 import { RequestMetrics, type RequestMetricsOptions } from './requestMetrics.js';
 
@@ -21,6 +22,8 @@ export interface PrometheusMetricsOptions extends Omit<RequestMetricsOptions, 'l
   controllerClass: string;
   /** --monitor-max-batch-size: records a worker sends per batch (per second) at most. */
   maxBatchSize: number;
+  /** --status-port: nginx's stub_status for the connection metrics. */
+  statusPort: number;
   logger: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -45,6 +48,7 @@ export class PrometheusMetrics implements SyncObserver {
     if (!options.enabled) return new PrometheusMetrics(registry);
     const labels = controllerLabels(options.controllerClass, options.env);
     const controller = new ControllerMetrics(labels, registry);
+    registerNginxStatusMetrics(registry, labels, `http://${STATUS_ADDRESS}:${options.statusPort}/nginx_status`);
     const requests = new RequestMetrics({ ...options, labels }, registry);
     const logger = options.logger.child({ component: 'metrics' });
     const listener = await BatchListener.start({

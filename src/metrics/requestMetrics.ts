@@ -8,9 +8,10 @@
 // counts. They reach the same prom-client Registry as metric objects of its own
 // shape (`get()` returns name, help, type and values), so /metrics is one
 // exposition from one registry.
-import { Summary, type Metric, type Registry } from 'prom-client';
+import { Summary, type Registry } from 'prom-client';
 import type { Configuration } from '../model/types.js';
 import type { ControllerLabels } from './controllerLabels.js';
+import { registerFamily, type FamilyValue } from './metricFamily.js';
 import { METRIC_PREFIX } from './metricNames.js';
 import type { RequestRecord } from './requestBatch.js';
 import { ingressKey, locationKey, ServedTraffic } from './servedTraffic.js';
@@ -78,15 +79,6 @@ const STATUS = /^[1-5]\d\d$/;
 export const UNDEFINED_HOSTS_LIMIT = 1000;
 const MAX_HOST_LENGTH = 253;
 
-/** A sample as prom-client's Registry formats it. */
-interface FamilyValue {
-  readonly metricName?: string;
-  readonly labels: Readonly<Record<string, string | number>>;
-  readonly value: number;
-}
-
-type FamilyType = 'counter' | 'histogram';
-
 interface HistogramValues {
   /** Per bucket, not cumulative; the last one is above every bound. */
   readonly counts: Float64Array;
@@ -132,10 +124,10 @@ export class RequestMetrics {
       index,
     }));
     if (!excluded.has(REQUESTS.name)) {
-      registerFamily(registry, REQUESTS.name, REQUESTS.help, 'counter', () => this.requestValues());
+      registerFamily(registry, METRIC_PREFIX + REQUESTS.name, REQUESTS.help, 'counter', () => this.requestValues());
     }
     for (const histogram of this.histograms) {
-      registerFamily(registry, histogram.name, histogram.help, 'histogram', () => this.histogramValues(histogram));
+      registerFamily(registry, METRIC_PREFIX + histogram.name, histogram.help, 'histogram', () => this.histogramValues(histogram));
     }
     this.latency = excluded.has(UPSTREAM_LATENCY.name) ? undefined : new Summary({
       name: METRIC_PREFIX + UPSTREAM_LATENCY.name,
@@ -259,17 +251,4 @@ function checkedBuckets(flag: keyof HistogramBuckets, bounds: readonly number[])
   const increasing = bounds.every((bound, i) => Number.isFinite(bound) && (i === 0 || bound > bounds[i - 1]!));
   if (!increasing) throw new Error(`--${flag}-buckets must be finite and strictly increasing: ${bounds.join(',')}`);
   return bounds;
-}
-
-/** A metric family in prom-client's own object shape, computed when scraped. */
-function registerFamily(registry: Registry, name: string, help: string, type: FamilyType, values: () => FamilyValue[]): void {
-  const fullName = METRIC_PREFIX + name;
-  const family = {
-    name: fullName,
-    help,
-    type,
-    get: () => ({ name: fullName, help, type, values: values(), aggregator: 'sum' as const }),
-    reset: () => {},
-  };
-  registry.registerMetric(family as unknown as Metric);
 }

@@ -71,6 +71,7 @@ test('requests through nginx are counted by Ingress, Service, path, method, stat
   // ingress-nginx's default --time-buckets: an echo in the test network answers within a second.
   assert.equal(valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_bucket', { ...post, le: '1' }), 5);
   assert.ok(valueOf(samples, 'nginx_ingress_controller_request_size_sum', post) > 5 * 7, 'the request bodies count');
+  assert.ok(valueOf(samples, 'nginx_ingress_controller_nginx_process_requests_total') >= 31, "nginx's stub_status");
 });
 
 test('a reload moves the reload metrics and the configuration hash', { timeout: 60_000 }, async () => {

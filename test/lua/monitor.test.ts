@@ -47,12 +47,12 @@ function servedConfiguration(): Configuration {
 }
 
 async function startServing(name: string, maxBatchSize = 1000): Promise<{ metrics: PrometheusMetrics; dataPlane: NginxDataPlane; port: number }> {
+  const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const metrics = await PrometheusMetrics.start({
     enabled: true, controllerClass: 'k8s.io/ingress-nginx', metricsPerHost: true, metricsPerUndefinedHost: false,
     reportStatusClasses: false, exclude: [], buckets: { time: [0.1, 1], length: [100, 1000], size: [1000] },
-    maxBatchSize, logger: silentLogger(), env: { POD_NAMESPACE: 'ingress', POD_NAME: 'portico-0' },
+    maxBatchSize, statusPort: status, logger: silentLogger(), env: { POD_NAMESPACE: 'ingress', POD_NAME: 'portico-0' },
   });
-  const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const dataPlane = new NginxDataPlane({
     prefix: join(dir, name), logger: silentLogger(), ports: { http, https, defaultServer, status },
     listenAddresses: ['127.0.0.1'], monitor: metrics.monitor,
@@ -104,6 +104,10 @@ test('requests through nginx become ingress-nginx request metrics', { skip: miss
       { namespace: 'shop', ingress: 'web', service: 'web', canary: '' }), 7);
 
     assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
+    // nginx's stub_status: at least the 9 requests above, and the connection of this scrape.
+    assert.ok(valueOf(samples, 'nginx_ingress_controller_nginx_process_requests_total') >= 9);
+    assert.ok(valueOf(samples, 'nginx_ingress_controller_nginx_process_connections', { state: 'active' }) >= 1);
+    assert.ok(valueOf(samples, 'nginx_ingress_controller_nginx_process_connections_total', { state: 'accepted' }) >= 9);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 1);
     assert.ok(valueOf(samples, 'nginx_ingress_controller_config_hash') > 0);
   } finally {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { silentLogger } from '../../src/log/logger.js';
 import { ControllerMetrics, configurationHash } from '../../src/metrics/controllerMetrics.js';
 import { controllerLabels } from '../../src/metrics/controllerLabels.js';
+import { parseStubStatus } from '../../src/metrics/nginxStatusMetrics.js';
 import { PrometheusMetrics, type PrometheusMetricsOptions } from '../../src/metrics/prometheusMetrics.js';
 import { Registry } from 'prom-client';
 import type { MonitorTarget } from '../../src/dataplane/nginx/render/renderContext.js';
@@ -13,7 +14,7 @@ import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support
 
 const OPTIONS: PrometheusMetricsOptions = {
   enabled: true, controllerClass: 'k8s.io/ingress-nginx', metricsPerHost: true, metricsPerUndefinedHost: false,
-  reportStatusClasses: false, exclude: [], buckets: { time: [1], length: [1], size: [1] }, maxBatchSize: 10,
+  reportStatusClasses: false, exclude: [], buckets: { time: [1], length: [1], size: [1] }, maxBatchSize: 10, statusPort: 1,
   logger: silentLogger(), env: { POD_NAMESPACE: 'ingress', POD_NAME: 'portico-0' },
 };
 
@@ -144,4 +145,15 @@ describe('PrometheusMetrics', () => {
     await send(monitor.port, `${monitor.token}\n${JSON.stringify(RECORD)}`);
     await requestsEventually(metrics, 1);
   }));
+});
+
+describe('parseStubStatus', () => {
+  it("reads nginx's stub_status page", () => {
+    const page = 'Active connections: 2 \nserver accepts handled requests\n 10 9 20 \nReading: 0 Writing: 1 Waiting: 1 \n';
+    assert.deepEqual(parseStubStatus(page), { active: 2, accepted: 10, handled: 9, requests: 20, reading: 0, writing: 1, waiting: 1 });
+  });
+
+  it('is undefined for anything else', () => {
+    for (const page of ['', '<html>404</html>', 'Active connections: x']) assert.equal(parseStubStatus(page), undefined);
+  });
 });
