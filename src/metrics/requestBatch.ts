@@ -1,7 +1,8 @@
 // The batches lua/portico/monitor.lua sends: the first line is the batch
-// token (proof that our nginx sent it), then one JSON array of strings, the
-// records' fields one after another in RECORD_FIELDS order. Raw nginx
-// variable values: the worker only copies them, the controller parses them.
+// token (proof that our nginx sent it), then one JSON array, the records'
+// fields one after another in RECORD_FIELDS order. Mostly raw nginx variable
+// values (strings: the worker only copies them, the controller parses them);
+// the status and the request time are numbers.
 
 /** The order of a record's fields in a batch (lua/portico/monitor.lua writes them in this order). */
 export const RECORD_FIELDS = [
@@ -61,16 +62,27 @@ export function decodeBatch(payload: string, token: string): DecodedBatch {
 function recordAt(fields: readonly unknown[], start: number): RequestRecord | undefined {
   for (let i = start; i < start + RECORD_FIELDS.length; i++) {
     const value = fields[i];
-    if (typeof value !== 'string' || value.length > MAX_FIELD_LENGTH) return undefined;
+    const valid = typeof value === 'string' ? value.length <= MAX_FIELD_LENGTH : typeof value === 'number' && Number.isFinite(value);
+    if (!valid) return undefined;
   }
-  // Checked above: every field of the record is a string.
-  const f = fields as readonly string[];
+  // Checked above: every field of the record is a string or a finite number.
+  const f = fields as readonly (string | number)[];
   const s = start;
   return {
-    host: f[s]!, namespace: f[s + 1]!, ingress: f[s + 2]!, service: f[s + 3]!, canary: f[s + 4]!, path: f[s + 5]!, method: f[s + 6]!,
-    status: f[s + 7]!, requestLength: nginxNumber(f[s + 8]!), requestTime: nginxNumber(f[s + 9]!), bytesSent: nginxNumber(f[s + 10]!),
-    upstreamConnectTime: nginxNumber(f[s + 11]!), upstreamHeaderTime: nginxNumber(f[s + 12]!), upstreamResponseTime: nginxNumber(f[s + 13]!),
+    host: label(f[s]!), namespace: label(f[s + 1]!), ingress: label(f[s + 2]!), service: label(f[s + 3]!), canary: label(f[s + 4]!),
+    path: label(f[s + 5]!), method: label(f[s + 6]!), status: label(f[s + 7]!),
+    requestLength: quantity(f[s + 8]!), requestTime: quantity(f[s + 9]!), bytesSent: quantity(f[s + 10]!),
+    upstreamConnectTime: quantity(f[s + 11]!), upstreamHeaderTime: quantity(f[s + 12]!), upstreamResponseTime: quantity(f[s + 13]!),
   };
+}
+
+function label(value: string | number): string {
+  return typeof value === 'string' ? value : String(value);
+}
+
+function quantity(value: string | number): number | undefined {
+  if (typeof value === 'string') return nginxNumber(value);
+  return value >= 0 ? value : undefined;
 }
 
 const NUMBER = /^\d+(?:\.\d+)?$/;

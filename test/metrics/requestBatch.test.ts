@@ -33,16 +33,25 @@ describe('decodeBatch', () => {
     }
   });
 
-  it('skips records with a field that is not a string or is absurdly long, and keeps the others', () => {
+  it('takes the status and the request time as numbers too (the Lua hook sends them so)', () => {
+    const decoded = decodeBatch(batch(RECORD.map((field, i) => (i === 7 ? 404 : i === 9 ? 0.25 : i === 10 ? -1 : field))), TOKEN);
+    assert.ok(decoded.ok);
+    assert.equal(decoded.records[0]?.status, '404');
+    assert.equal(decoded.records[0]?.requestTime, 0.25);
+    assert.equal(decoded.records[0]?.bytesSent, undefined);
+  });
+
+  it('skips records with a field that is not a string or a number, or is absurdly long, and keeps the others', () => {
     const bad = [
-      RECORD.map((field, i) => (i === 1 ? 5 : field)),
+      RECORD.map((field, i) => (i === 1 ? true : field)),
+      RECORD.map((field, i) => (i === 2 ? [] : field)),
       RECORD.map((field, i) => (i === 3 ? null : field)),
       RECORD.map((field, i) => (i === 5 ? { path: '/' } : field)),
       RECORD.map((field, i) => (i === 0 ? 'h'.repeat(5000) : field)),
     ];
     const decoded = decodeBatch(batch([...bad.flat(), ...RECORD]), TOKEN);
     assert.ok(decoded.ok);
-    assert.equal(decoded.malformed, 4);
+    assert.equal(decoded.malformed, 5);
     assert.equal(decoded.records.length, 1);
   });
 
