@@ -101,13 +101,6 @@ async function run(argv: readonly string[]): Promise<number> {
 
   const store = new Store(storeSettingsFromFlags(flags));
   const { source, events, cluster, close } = await openSource(flags, store, logger);
-  const status = cluster && new StatusReporter({
-    client: cluster.client,
-    identity: controllerIdentity(process.env, cluster.contextNamespace),
-    ingress: (key) => store.ingress(key),
-    settings: flags,
-    logger,
-  });
   const metrics = await PrometheusMetrics.start({
     enabled: flags.enableMetrics,
     controllerClass: flags.controllerClass,
@@ -119,6 +112,14 @@ async function run(argv: readonly string[]): Promise<number> {
     maxBatchSize: flags.monitorMaxBatchSize,
     statusPort: flags.statusPort,
     logger,
+  });
+  const status = cluster && new StatusReporter({
+    client: cluster.client,
+    identity: controllerIdentity(process.env, cluster.contextNamespace),
+    ingress: (key) => store.ingress(key),
+    settings: flags,
+    logger,
+    onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
   });
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),

@@ -53,7 +53,7 @@ export class ControllerMetrics {
     this.configHash.set(this.labels, 0);
   }
 
-  /** For leader election (not implemented yet): this pod leads, or follows, the Lease `electionId`. */
+  /** From leader election: this pod leads, or follows, the Lease `electionId`. */
   leading(electionId: string, leader: boolean): void {
     this.leaderElection.set({ ...this.labels, name: electionId }, leader ? 1 : 0);
   }

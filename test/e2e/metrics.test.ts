@@ -6,10 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { eventually } from '../support/eventually.js';
 import { httpGet } from '../support/httpGet.js';
+import { CONTROLLER_NAMESPACE } from '../support/ingressStatus.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support/prometheusText.js';
 import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 
 const HOST = 'shop.metrics.test';
+/** Its own Lease, so that no other test's Portico leads it. */
+const ELECTION_ID = `metrics-${process.pid}-${Date.now()}`;
 let cluster: E2eCluster;
 
 async function scrape(): Promise<Sample[]> {
@@ -25,7 +28,8 @@ function valueOrZero(samples: readonly Sample[], name: string, labels: Record<st
 }
 
 before(async () => {
-  cluster = await startE2eCluster('metrics', ['--enable-metrics']);
+  // The controller's own namespace, where its Role lets it hold the Lease.
+  cluster = await startE2eCluster('metrics', ['--enable-metrics', `--election-id=${ELECTION_ID}`], { env: { POD_NAMESPACE: CONTROLLER_NAMESPACE } });
   await createService(cluster, 'web', await startBackends(cluster, 'web'));
   await applyIngress(cluster, ingress(cluster, 'shop', { rules: [{ host: HOST, http: { paths: paths(['/api', 'Prefix', 'web']) } }] }));
   await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api' })).status, 200),
@@ -62,7 +66,7 @@ test('requests through nginx are counted by Ingress, Service, path, method, stat
   const series = samplesOf(samples, 'nginx_ingress_controller_requests');
   assert.deepEqual(new Set(series.map((sample) => sample.labels.host)), new Set([HOST]));
   assert.match(series[0]?.labels.controller_class ?? '', /^portico\.test\//);
-  assert.equal(series[0]?.labels.controller_namespace, 'default');
+  assert.equal(series[0]?.labels.controller_namespace, CONTROLLER_NAMESPACE);
   for (const name of ['request_duration_seconds', 'response_duration_seconds', 'header_duration_seconds', 'connect_duration_seconds',
     'request_size', 'response_size', 'bytes_sent']) {
     assert.equal(valueOf(samples, `nginx_ingress_controller_${name}_count`, post), 5, name);
@@ -94,4 +98,10 @@ test('a reload moves the reload metrics and the configuration hash', { timeout: 
   assert.ok(valueOf(after, 'nginx_ingress_controller_config_hash') > 0);
   assert.equal(valueOf(after, 'nginx_ingress_controller_config_last_reload_successful'), 1);
   assert.equal(samplesOf(after, 'nginx_ingress_controller_errors').every((sample) => sample.value === 0), true);
+});
+
+test('the leader election gauge says this replica leads', { timeout: 60_000 }, async () => {
+  await eventually(async () => {
+    assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_leader_election_status', { name: ELECTION_ID }), 1);
+  }, { timeoutMs: 30_000, intervalMs: 250 });
 });
