@@ -86,6 +86,10 @@ export function parseCommandLine(argv: readonly string[]): CommandLineResult {
   if (flags.watchNamespace !== '' && flags.watchNamespaceSelector !== '') {
     throw new CommandLineError('flags --watch-namespace and --watch-namespace-selector are mutually exclusive');
   }
+  if (flags.metricsPerUndefinedHost && !flags.metricsPerHost) {
+    throw new CommandLineError('--metrics-per-undefined-host=true must be passed with --metrics-per-host=true');
+  }
+  if (flags.monitorMaxBatchSize < 1) throw new CommandLineError('--monitor-max-batch-size must be at least 1');
 
   return {
     kind: 'run',

@@ -17,6 +17,7 @@ import { controllerIdentity } from '../kube/controllerIdentity.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
 import { KINDS } from '../kube/objects.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { PrometheusMetrics } from '../metrics/prometheusMetrics.js';
 import { KubernetesSource } from '../sources/kubernetes/kubernetesSource.js';
 import { ManifestSource } from '../sources/manifests/manifestSource.js';
 import { StatusReporter } from '../status/statusReporter.js';
@@ -102,18 +103,32 @@ async function run(argv: readonly string[]): Promise<number> {
   const storeSettings = storeSettingsFromFlags(flags);
   const store = new Store(storeSettings);
   const { source, events, cluster, close } = await openSource(flags, store, logger);
+  const metrics = await PrometheusMetrics.start({
+    enabled: flags.enableMetrics,
+    controllerClass: flags.controllerClass,
+    metricsPerHost: flags.metricsPerHost,
+    metricsPerUndefinedHost: flags.metricsPerUndefinedHost,
+    reportStatusClasses: flags.reportStatusClasses,
+    exclude: flags.excludeSocketMetrics,
+    buckets: { time: flags.timeBuckets, length: flags.lengthBuckets, size: flags.sizeBuckets },
+    maxBatchSize: flags.monitorMaxBatchSize,
+    statusPort: flags.statusPort,
+    logger,
+  });
   const status = cluster && new StatusReporter({
     client: cluster.client,
     identity: controllerIdentity(process.env, cluster.contextNamespace),
     ingress: (key) => store.ingress(key),
     settings: flags,
     logger,
+    onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
   });
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
     ports: { http: flags.httpPort, https: flags.httpsPort, defaultServer: flags.defaultServerPort, status: flags.statusPort },
     liveUpdateRetries: flags.dynamicConfigurationRetries,
+    monitor: metrics.monitor,
   });
   const syncLoop = new SyncLoop({
     store,
@@ -127,6 +142,7 @@ async function run(argv: readonly string[]): Promise<number> {
     syncRateLimit: flags.syncRateLimit,
     syncEvents: !flags.disableSyncEvents,
     onServed: (ingresses) => status?.setServed(ingresses),
+    observer: metrics,
   });
   let synced = false;
   const health: Server = await startHealthServer({
@@ -134,6 +150,7 @@ async function run(argv: readonly string[]): Promise<number> {
     port: flags.healthzPort,
     path: flags.healthCheckPath,
     logger,
+    metrics: metrics.registry,
     check: async () => synced && !shutdown.started && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
   });
 
@@ -147,6 +164,8 @@ async function run(argv: readonly string[]): Promise<number> {
   // Before nginx quits: the last replica clears the status while it still serves.
   shutdown.add('stop-work', 'release the lease and clear status if last', async () => status?.stop());
   shutdown.add('stop-data-plane', 'quit nginx', () => dataPlane.stop());
+  // After nginx: its exiting workers send their last request records.
+  shutdown.add('release', 'close the request metrics listener', () => metrics.close());
   shutdown.add('release', 'write pending Events', () => events.flush(EVENT_FLUSH_TIMEOUT_MS));
   shutdown.add('release', 'close connections', async () => {
     store.changes.close();

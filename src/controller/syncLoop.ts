@@ -14,6 +14,11 @@ import type { ControllerEventRecorder, IngressEventRecorder } from './events/eve
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
 
+/** Told the outcome of every configuration handed to the data plane (the metrics). */
+export interface SyncObserver {
+  applied(configuration: Configuration, result: ApplyResult): void;
+}
+
 export interface SyncLoopOptions {
   store: Store;
   dataPlane: DataPlane;
@@ -30,6 +35,7 @@ export interface SyncLoopOptions {
   syncRateLimit: number;
   /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
   onServed?: (ingresses: ReadonlySet<string>) => void;
+  observer?: SyncObserver;
 }
 
 export interface SyncReport {
@@ -116,6 +122,7 @@ export class SyncLoop {
     const outcome = await this.options.dataPlane.apply(result.configuration).catch(
       (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
     );
+    this.options.observer?.applied(result.configuration, outcome);
     if (outcome.outcome === 'rejected') {
       logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
       this.options.events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);

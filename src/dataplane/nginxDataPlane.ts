@@ -12,7 +12,7 @@ import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
 import { NginxProcess } from './nginx/nginxProcess.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
-import { createRenderContext, STATUS_ADDRESS, type ListenPorts, type RenderContext } from './nginx/render/renderContext.js';
+import { createRenderContext, STATUS_ADDRESS, type ListenPorts, type MonitorTarget, type RenderContext } from './nginx/render/renderContext.js';
 import { renderNginxConf } from './nginx/render/renderNginxConf.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
 import { ensureFakeCertificate } from './tls/fakeCertificate.js';
@@ -37,6 +37,8 @@ export interface NginxDataPlaneOptions {
   nginxBinary?: string;
   /** `--dynamic-configuration-retries`. */
   liveUpdateRetries?: number;
+  /** Where nginx sends request metrics (--enable-metrics). */
+  monitor?: MonitorTarget;
 }
 
 export class NginxDataPlane implements DataPlane {
@@ -110,6 +112,7 @@ export class NginxDataPlane implements DataPlane {
       ports: this.options.ports,
       listenAddresses: this.options.listenAddresses,
       luaDir: LUA_DIR,
+      monitor: this.options.monitor,
       paths: {
         errorLog: layout.errorLog,
         accessLog: this.options.accessLog ?? layout.accessLog,

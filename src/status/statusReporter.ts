@@ -35,6 +35,8 @@ export interface StatusReporterOptions {
   ingress(key: string): Ingress | undefined;
   settings: StatusSettings;
   logger: Logger;
+  /** Told when this replica starts or stops leading the Lease `electionId` (the leader election metric). */
+  onLeadership?: (electionId: string, leading: boolean) => void;
 }
 
 export class StatusReporter {
@@ -63,8 +65,11 @@ export class StatusReporter {
       identity: identity.identity,
       timings,
       callbacks: {
-        onStartedLeading: (leadership) => this.lead(leadership),
-        onStoppedLeading: () => undefined,
+        onStartedLeading: (leadership) => {
+          options.onLeadership?.(settings.electionId, true);
+          this.lead(leadership);
+        },
+        onStoppedLeading: () => options.onLeadership?.(settings.electionId, false),
       },
       logger: logger.child({ component: 'election' }),
     });

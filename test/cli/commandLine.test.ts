@@ -67,6 +67,8 @@ describe('flag table', () => {
       'dynamic-configuration-retries',
       'election-id',
       'election-ttl',
+      'enable-metrics',
+      'exclude-socket-metrics',
       'health-check-path',
       'health-check-timeout',
       'healthz-host',
@@ -76,16 +78,23 @@ describe('flag table', () => {
       'ingress-class',
       'ingress-class-by-name',
       'kubeconfig',
+      'length-buckets',
       'manifests',
+      'metrics-per-host',
+      'metrics-per-undefined-host',
+      'monitor-max-batch-size',
       'nginx-prefix',
       'post-shutdown-grace-period',
       'publish-service',
       'publish-status-address',
       'report-node-internal-ip-address',
+      'report-status-classes',
       'shutdown-grace-period',
+      'size-buckets',
       'status-port',
       'status-update-interval',
       'sync-rate-limit',
+      'time-buckets',
       'update-status',
       'update-status-on-shutdown',
       'v',
@@ -297,10 +306,10 @@ describe('explicitly set flags and warnings', () => {
 
   it('name, in one warning, exactly the unimplemented flags that were passed', () => {
     const parsed = run([
-      '--enable-metrics=false', '--watch-namespace=a', '--profiling', '-v=2', '--sync-period', '5m',
+      '--bucket-factor=1.1', '--watch-namespace=a', '--profiling', '-v=2', '--sync-period', '5m',
     ]);
     assert.deepEqual(parsed.warnings, [
-      'flags accepted but not implemented yet (ignored): --sync-period, --profiling, --enable-metrics',
+      'flags accepted but not implemented yet (ignored): --sync-period, --profiling, --bucket-factor',
     ]);
   });
 
@@ -317,6 +326,15 @@ describe('explicitly set flags and warnings', () => {
 describe('flag combinations', () => {
   it('refuses --watch-namespace together with --watch-namespace-selector, as ingress-nginx', () => {
     rejects(['--watch-namespace=a', '--watch-namespace-selector=team=a'], /mutually exclusive/);
+  });
+
+  it('refuses --metrics-per-undefined-host without --metrics-per-host, as ingress-nginx', () => {
+    rejects(['--metrics-per-undefined-host', '--metrics-per-host=false'], /must be passed with --metrics-per-host=true/);
+    assert.equal(run(['--metrics-per-undefined-host']).flags.metricsPerUndefinedHost, true);
+  });
+
+  it('refuses a --monitor-max-batch-size below 1', () => {
+    rejects(['--monitor-max-batch-size=0'], /at least 1/);
   });
 });
 
@@ -341,7 +359,7 @@ describe('--version and --help', () => {
       assert.equal(result.exitCode, 0);
       for (const { name } of FLAG_DEFINITIONS) assert.ok(result.output.includes(`--${name} `), `--${name} missing`);
       assert.match(result.output, /--election-ttl <duration> .*\(default 30s\)/);
-      assert.match(result.output, /--enable-metrics \[bool\] .*\[not implemented yet\]/);
+      assert.match(result.output, /--bucket-factor <float> .*\[not implemented yet\]/);
     }
   });
 });

@@ -40,6 +40,16 @@ export interface RenderPaths {
   readonly mimeTypes: string;
 }
 
+/** Where lua/portico/monitor.lua sends request records (--enable-metrics). */
+export interface MonitorTarget {
+  /** The controller's batch listener on 127.0.0.1. */
+  readonly port: number;
+  /** First line of every batch. */
+  readonly token: number;
+  /** --monitor-max-batch-size: records a worker keeps between flushes. */
+  readonly maxBatchSize: number;
+}
+
 export interface RenderContext {
   readonly ports: ListenPorts;
   /** IP addresses the public servers bind (e.g. `127.0.0.1`, `::`); empty binds all IPv4 addresses. */
@@ -56,6 +66,8 @@ export interface RenderContext {
    * (and the largest push the status server accepts); it must hold two copies of the larger document.
    */
   readonly liveStateMemory: string;
+  /** Request metrics; undefined renders no monitor hook. */
+  readonly monitor: MonitorTarget | undefined;
 }
 
 export const DEFAULT_MODULES_DIR = '/usr/share/nginx/modules';
@@ -69,6 +81,7 @@ export interface RenderContextOptions {
   workerUser?: string;
   modulesDir?: string;
   liveStateMemory?: string;
+  monitor?: MonitorTarget;
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
@@ -95,5 +108,6 @@ export function createRenderContext(directory: string, options: RenderContextOpt
     modulesDir: options.modulesDir ?? DEFAULT_MODULES_DIR,
     luaDir: options.luaDir,
     liveStateMemory: options.liveStateMemory ?? DEFAULT_LIVE_STATE_MEMORY,
+    monitor: options.monitor,
   };
 }

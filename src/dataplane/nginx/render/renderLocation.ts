@@ -10,6 +10,7 @@ import {
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex } from './regex.js';
 import { BALANCER_UPSTREAM, renderBalancerHooks } from './renderLua.js';
+import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
 
@@ -82,7 +83,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
-  else renderProxy(body, location, scope.configuration.settings);
+  else renderProxy(body, location, scope);
 }
 
 /** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */
@@ -136,14 +137,15 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
 const NEXT_UPSTREAM = ['error', 'timeout'] as const;
 const NEXT_UPSTREAM_TRIES = 3;
 
-function renderProxy(body: ConfigBuilder, location: Location, settings: GlobalSettings): void {
+function renderProxy(body: ConfigBuilder, location: Location, scope: RenderScope): void {
+  const { settings } = scope.configuration;
   const { annotations } = location;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
   // The rewrite module's directives (the redirect above, this rewrite) run before rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
   }
-  renderBalancerHooks(body);
+  renderBalancerHooks(body, monitorLogCalls(scope.context));
   body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
   body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
   body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));

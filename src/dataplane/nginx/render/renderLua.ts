@@ -6,8 +6,9 @@ import { posix } from 'node:path';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { filePath, literal, luaPackagePath, raw } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { luaCall, luaRequire } from './luaCall.js';
+import { luaCall, luaRequire, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
+import { monitorInitCalls } from './renderMonitor.js';
 
 /** The upstream every proxied location passes to; Lua picks each peer. */
 export const BALANCER_UPSTREAM = 'upstream_balancer';
@@ -46,7 +47,7 @@ export function renderLuaSettings(http: ConfigBuilder, context: RenderContext): 
   http.directive('lua_package_path', luaPackagePath(context.luaDir));
   http.directive('lua_shared_dict', raw.keyword(SHARED_DICT), raw.size(context.liveStateMemory));
   http.directive('lua_shared_dict', raw.keyword(EWMA_DICT), raw.size(EWMA_DICT_SIZE));
-  http.luaBlock('init_by_lua_block', ...LuaHook.init(context.ports.status));
+  http.luaBlock('init_by_lua_block', ...LuaHook.init(context.ports.status), ...monitorInitCalls(context));
 }
 
 /** The one upstream of every proxied location: a placeholder server, Lua's balancer, then keep-alive. */
@@ -67,11 +68,12 @@ export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSett
 /**
  * In a proxied location, after `set $proxy_upstream_name`: the backend's
  * balancer (canary, affinity, or 503 when it has no endpoint), and the
- * response times that ewma learns from.
+ * response times that ewma learns from. `logCalls` join the balancer's in the
+ * one log_by_lua_block nginx allows per location (the request metrics').
  */
-export function renderBalancerHooks(location: ConfigBuilder): void {
+export function renderBalancerHooks(location: ConfigBuilder, logCalls: readonly LuaCall[] = []): void {
   location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
-  location.luaBlock('log_by_lua_block', LuaHook.log);
+  location.luaBlock('log_by_lua_block', LuaHook.log, ...logCalls);
 }
 
 /** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */

@@ -1,0 +1,42 @@
+// The request-metrics hook in rendered nginx.conf: only with a monitor target,
+// loaded in init_by_lua with integers only, and in the one log_by_lua_block of
+// every proxied location beside the balancer's call.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
+import type { Configuration } from '../../../../src/model/types.js';
+import { backend, configuration, location, server, testContext } from './fixtures.js';
+import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
+import { luaBlocks, locationOf, named, only, serverNamed } from './parsedTree.js';
+
+const MONITOR = { port: 40123, token: 123456789012345, maxBatchSize: 10000 };
+
+const served: Configuration = configuration({
+  servers: [server('_', []), server('a.example.com', [location('/api', 'exact', 'default-web-80')])],
+  backends: [backend('default-web-80', [{ address: '10.0.0.1', port: 80 }])],
+});
+
+function parsed(monitor?: typeof MONITOR): ParsedDirective[] {
+  return parseNginxConf(renderNginxConf(served, testContext({ monitor })));
+}
+
+describe('monitor hook', () => {
+  test('is absent without --enable-metrics', () => {
+    const text = renderNginxConf(served, testContext());
+    assert.doesNotMatch(text, /portico\.monitor/);
+  });
+
+  test('init_by_lua tells the module the listener, its token and the batch size', () => {
+    const init = named(only(parsed(MONITOR), 'http').children ?? [], 'init_by_lua_block')[0];
+    assert.equal(init?.lua?.at(-1), 'require("portico.monitor").init({ port = 40123, token = 123456789012345, max_batch_size = 10000 })');
+  });
+
+  test('every proxied location logs through the balancer and the monitor in one log_by_lua_block; a 404 location does not', () => {
+    const host = serverNamed(parsed(MONITOR), 'a.example.com');
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [
+      ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
+      ['log_by_lua_block', 'require("portico.balancer").log()', 'require("portico.monitor").call()'],
+    ]);
+    assert.deepEqual(luaBlocks([locationOf(host, '/')]), []);
+  });
+});
