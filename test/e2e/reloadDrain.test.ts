@@ -256,7 +256,9 @@ test('(iii) worker-shutdown-timeout ends a retired worker, and the websocket it 
       `retired workers gone by ${endedAt - reload.retiredAt} ms`,
   );
   assert.equal(closed.code, 1006, 'cut without a close frame: nginx closed the connection');
-  assert.ok(closedAfter >= SHUTDOWN_TIMEOUT_MS - 250, `not before the timeout: closed ${closedAfter} ms after the reload`);
+  // retiredAt is when polling saw the reload, up to a few hundred ms late on a loaded machine, so the cut
+  // may look early by that much; a cut at the reload itself would still show as about 0 ms.
+  assert.ok(closedAfter >= SHUTDOWN_TIMEOUT_MS - 1_000, `not before the timeout: closed ${closedAfter} ms after the reload`);
   assert.ok(closedAfter <= SHUTDOWN_TIMEOUT_MS + LATE_SLACK_MS, `about at the timeout: closed ${closedAfter} ms after the reload`);
   assert.ok(lastEcho - reload.retiredAt >= SHUTDOWN_TIMEOUT_MS - 1_000, 'messages were echoed until shortly before the cut');
 });
