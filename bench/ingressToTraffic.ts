@@ -15,15 +15,14 @@
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startControlPlane } from '../test/support/controlPlane.js';
-import { createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../test/support/e2eCluster.js';
-import { echoed, httpGet, type HttpResult } from '../test/support/httpGet.js';
+import { createService, startBackends, startE2eCluster } from '../test/support/e2eCluster.js';
+import { timeToFirstResponse } from './support/firstResponse.js';
 import { describeMachine } from './support/machine.js';
 import { defaultSyncRateLimit, positiveInteger } from './support/options.js';
 import { median, percentile } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
 const POLL_INTERVAL_MS = 10;
-const REQUEST_TIMEOUT_MS = 1_000;
 /** Per Ingress; far above the 3.3 s a default rate-limited sync may wait. */
 const ROUTE_DEADLINE_MS = 30_000;
 const SERVICE = 'echo';
@@ -62,7 +61,7 @@ async function main(): Promise<void> {
         // the controller idle.
         await sleep(1000 / run.syncRateLimit + IDLE_MARGIN_MS);
         for (let i = 0; i < count; i++) {
-          run.latenciesMs.push(await timeToFirstResponse(cluster, `bench-${i}`));
+          run.latenciesMs.push(await timeToFirstResponse(cluster, `bench-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS }));
           process.stderr.write(`--sync-rate-limit=${run.syncRateLimit}: Ingress ${i + 1}/${count} served after ${figure(run.latenciesMs.at(-1)!)} ms\n`);
         }
       } finally {
@@ -85,35 +84,6 @@ async function main(): Promise<void> {
     ]),
   );
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
-}
-
-
-/** Creates an Ingress for its own host and polls until that host answers 200 from the backend. */
-async function timeToFirstResponse(cluster: E2eCluster, name: string): Promise<number> {
-  const host = `${name}.example`;
-  await cluster.networking.createNamespacedIngress({
-    namespace: cluster.namespace,
-    body: ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', SERVICE]) } }] }),
-  });
-  const created = performance.now();
-  const deadline = created + ROUTE_DEADLINE_MS;
-  let last = 'no answer yet';
-  while (performance.now() < deadline) {
-    const result: HttpResult | undefined = await httpGet({ port: cluster.portico.ports.http, host, timeoutMs: REQUEST_TIMEOUT_MS }).catch(
-      (error: unknown) => {
-        last = (error as Error).message;
-        return undefined;
-      },
-    );
-    if (result?.status === 200) {
-      const elapsed = performance.now() - created;
-      if (echoed(result).service !== SERVICE) throw new Error(`${host} answered from ${echoed(result).service}, not ${SERVICE}`);
-      return elapsed;
-    }
-    if (result) last = `HTTP ${result.status}`;
-    await sleep(POLL_INTERVAL_MS);
-  }
-  throw new Error(`${host} not served within ${ROUTE_DEADLINE_MS} ms (last: ${last})\n${cluster.portico.logTail(30)}`);
 }
 
 await main();

@@ -83,6 +83,7 @@ export class SyncLoop {
 
   /** One full sync from the store as it is now. */
   async sync(): Promise<SyncReport> {
+    const started = performance.now();
     this.syncs++;
     const { store, logger } = this.options;
     const settings = this.currentSettings();
@@ -119,6 +120,7 @@ export class SyncLoop {
       this.options.onServed?.(served);
       return { applied: undefined, outcome: 'skipped' };
     }
+    const modelMs = Math.round(performance.now() - started);
     const outcome = await this.options.dataPlane.apply(result.configuration).catch(
       (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
     );
@@ -132,7 +134,14 @@ export class SyncLoop {
       this.current = result.configuration;
       this.options.onServed?.(served);
       logger.info(
-        { outcome: outcome.outcome, servers: result.configuration.servers.length, backends: result.configuration.backends.length },
+        {
+          outcome: outcome.outcome,
+          servers: result.configuration.servers.length,
+          backends: result.configuration.backends.length,
+          // The model's part, then the data plane's (render, live state push, nginx): where a change's latency goes.
+          modelMs,
+          applyMs: Math.round(performance.now() - started) - modelMs,
+        },
         'configuration applied',
       );
     }

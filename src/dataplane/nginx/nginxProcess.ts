@@ -159,11 +159,12 @@ export class NginxProcess {
   }
 
   private async reload(master: MasterProcess, configText: string): Promise<ApplyResult> {
+    const started = performance.now();
     const result = await reloadMaster(master, this.controlLog, this.timeouts.reloadMs);
     if (result.outcome === 'reloaded') {
       this.lastGoodConfig = this.runningConfig = configText;
       this.reloadCount++;
-      this.logger.info({ pid: master.pid, reloads: this.reloadCount }, 'nginx reloaded');
+      this.logger.info({ pid: master.pid, reloads: this.reloadCount, reloadMs: Math.round(performance.now() - started) }, 'nginx reloaded');
       return { outcome: 'reloaded' };
     }
     // The master may yet run it; only a reload that later succeeds says what it runs.
@@ -189,7 +190,9 @@ export class NginxProcess {
   /** Writes the candidate file and runs `nginx -t` on it. */
   private async testCandidate(configText: string): Promise<ConfigTestResult> {
     await writeFile(this.layout.candidateConfigFile, configText, { mode: 0o600 });
+    const started = performance.now();
     const tested = await testConfig(this.binary, this.layout, this.layout.candidateConfigFile, this.timeouts.testMs);
+    this.logger.info({ ok: tested.ok, testMs: Math.round(performance.now() - started) }, 'nginx -t done');
     if (tested.ok && tested.warnings !== '') this.logger.warn({ warnings: tested.warnings }, 'nginx -t warnings');
     return tested;
   }
