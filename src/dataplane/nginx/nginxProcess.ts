@@ -4,8 +4,9 @@
 // told `daemon`, `master_process`, `pid` and `lock_file` on the command line,
 // so the rendered text must not contain them.
 //
-// Only pass text Portico rendered: each configuration is loaded by `nginx -t`
-// and then by the master, and loading runs what it names (modules, Lua).
+// Only pass text Portico rendered: the first configuration is loaded by
+// `nginx -t` and then by the master, later ones by the master alone, and
+// loading runs what it names (modules, Lua).
 import { rename, writeFile } from 'node:fs/promises';
 import type { Logger } from '../../log/logger.js';
 import { backoffDelay, type BackoffPolicy } from '../../retry/backoff.js';
@@ -21,7 +22,7 @@ export { prefixLayout, type PrefixLayout, type TempDirs } from './process/prefix
 export type ApplyResult =
   | { readonly outcome: 'unchanged' }
   | { readonly outcome: 'reloaded' }
-  /** nginx refused the configuration, at `nginx -t` or at reload; the previous one keeps serving. */
+  /** nginx refused the configuration when loading it; the previous one keeps serving. */
   | { readonly outcome: 'rejected'; readonly error: string };
 
 export interface NginxTimeouts {
@@ -121,9 +122,15 @@ export class NginxProcess {
   }
 
   /**
-   * Makes `configText` the running configuration, unless it already is. It is
-   * tested first and only then loaded; whatever nginx refuses leaves the
-   * previous configuration serving and is kept as `rejectedConfigFile`.
+   * Makes `configText` the running configuration, unless it already is.
+   * Whatever nginx refuses leaves the previous configuration serving and is
+   * kept as `rejectedConfigFile`.
+   *
+   * There is no `nginx -t` first: a reload loads the configuration in the
+   * master, which keeps running the previous one when that fails and logs
+   * why (reloadMaster.ts reads it), and a start that fails starts nothing.
+   * A test would parse the whole configuration a second time, which takes
+   * seconds with thousands of Ingresses (bench/ingressAtScale.ts).
    *
    * Only the text is compared: a change to a file it references (a
    * certificate) needs a change in the text (a content hash in the path) too.
@@ -132,12 +139,7 @@ export class NginxProcess {
     return this.serialize(async () => {
       if (!this.wanted) throw new Error('nginx is not started');
       if (configText === this.runningConfig) return { outcome: 'unchanged' };
-      const tested = await this.testCandidate(configText);
-      if (!tested.ok) {
-        await rename(this.layout.candidateConfigFile, this.layout.rejectedConfigFile);
-        // nginx names the file it tested, which is now the rejected one.
-        return this.rejected(tested.error.replaceAll(this.layout.candidateConfigFile, this.layout.rejectedConfigFile));
-      }
+      await writeFile(this.layout.candidateConfigFile, configText, { mode: 0o600 });
       await rename(this.layout.candidateConfigFile, this.layout.configFile);
       return this.master === undefined ? this.startInsteadOfReload(configText) : this.reload(this.master, configText);
     });
@@ -204,7 +206,9 @@ export class NginxProcess {
     await rename(this.layout.candidateConfigFile, this.layout.configFile);
   }
 
-  private rejected(error: string): ApplyResult {
+  private rejected(nginxError: string): ApplyResult {
+    // nginx names the file it loaded, which is now the last good one again; the refused text is the rejected file.
+    const error = nginxError.replaceAll(this.layout.configFile, this.layout.rejectedConfigFile);
     this.logger.warn({ error, file: this.layout.rejectedConfigFile }, 'nginx rejected the configuration');
     return { outcome: 'rejected', error };
   }

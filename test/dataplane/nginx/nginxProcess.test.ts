@@ -98,9 +98,10 @@ test('apply() of the running text is unchanged; of a new text reloads, with new 
   assert.equal(nginxProcess.reloads, 1);
 });
 
-test('a configuration nginx -t refuses is rejected with its message, kept aside, and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('a configuration nginx refuses is rejected with its message, kept aside, and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
   const good = config([{ port, body: 'a' }]);
   const nginxProcess = await started(good);
+  const master = masterPidOf(nginxProcess);
   const broken = config([{ port, body: 'b' }], 'no_such_directive on;');
 
   const result = await nginxProcess.apply(broken);
@@ -112,13 +113,14 @@ test('a configuration nginx -t refuses is rejected with its message, kept aside,
   assert.equal(readFileSync(layout.rejectedConfigFile, 'utf8'), broken);
   assert.equal(readFileSync(layout.configFile, 'utf8'), good);
   assert.equal(nginxProcess.reloads, 0);
+  assert.equal(nginxProcess.masterPid, master, 'the master survives the refused configuration');
   assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
 
   assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'c' }])), { outcome: 'reloaded' });
   assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
 });
 
-test('a configuration that passes nginx -t but fails to load (port taken) is rejected and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('a configuration that parses but fails to load (port taken) is rejected and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
   const good = config([{ port, body: 'a' }]);
   const nginxProcess = await started(good);
   const master = masterPidOf(nginxProcess);

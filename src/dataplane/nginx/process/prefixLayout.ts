@@ -18,7 +18,7 @@ export interface PrefixLayout {
   readonly prefix: string;
   /** The configuration nginx runs: always the last good one between operations. */
   readonly configFile: string;
-  /** Where a new configuration is tested before it replaces `configFile`. */
+  /** Where a new configuration is written (and, at start, tested) before it replaces `configFile`. */
   readonly candidateConfigFile: string;
   /** The last configuration nginx refused (at test or at reload), kept for inspection. */
   readonly rejectedConfigFile: string;

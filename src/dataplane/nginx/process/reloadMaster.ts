@@ -1,9 +1,9 @@
 // Reloading the master and learning whether the new configuration took.
 //
 // On SIGHUP the master logs "reconfiguring" and loads the configuration
-// again. If that works it logs "start worker processes" (new workers) and
-// retires the old ones; if not (a port already taken, a file gone since
-// `nginx -t`) it logs why and carries on with the old configuration, but logs
+// file. If that works it logs "start worker processes" (new workers) and
+// retires the old ones; if not (a directive it refuses, a port already
+// taken) it logs why and carries on with the old configuration, but logs
 // nothing when it is done. To know when it is done, Portico then sends a
 // SIGALRM: the master blocks its signals except while idle in sigsuspend(), so
 // the signal is taken, and logged as "signal 14 (SIGALRM) received from
