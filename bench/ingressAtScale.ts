@@ -39,6 +39,8 @@ const ROUTE_DEADLINE_MS = 600_000;
 /** Until the last existing Ingress is served after all were created. */
 const SETTLE_DEADLINE_MS = 1_200_000;
 const CREATE_CONCURRENCY = 16;
+/** Portico's start to healthy; the e2e default (30 s) is short on a loaded 2-core machine. */
+const READY_TIMEOUT_MS = 180_000;
 const IDLE_MARGIN_MS = 500;
 /** Portico's log must stay this long without a sync starting or finishing before a sample starts. */
 const QUIET_MS = 2_000;
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
     process.env['PORTICO_TEST_SERVER'] = plane.server;
     for (const existing of sizes) {
       // startE2eCluster passes --sync-rate-limit=100; a repeated flag keeps its last value.
-      const cluster = await startE2eCluster('bench-ingress-at-scale', [`--sync-rate-limit=${rate}`]);
+      const cluster = await startE2eCluster('bench-ingress-at-scale', [`--sync-rate-limit=${rate}`], { readyTimeoutMs: READY_TIMEOUT_MS });
       try {
         runs.push(await measureSize(cluster, existing, samples, syntheticCluster(existing, certificate), rate));
       } finally {

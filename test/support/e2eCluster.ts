@@ -36,12 +36,14 @@ export interface E2eCluster {
 /**
  * `options.namespace` shares an existing test namespace (another Portico's),
  * so flags such as --configmap can name objects in it at start; `options.env`
- * is added to Portico's environment (POD_NAME, POD_NAMESPACE).
+ * is added to Portico's environment (POD_NAME, POD_NAMESPACE);
+ * `options.readyTimeoutMs` gives Portico longer to become healthy (a
+ * benchmark on a busy machine).
  */
 export async function startE2eCluster(
   prefix: string,
   extraArgs: readonly string[] = [],
-  options: { namespace?: string; env?: Readonly<Record<string, string>> } = {},
+  options: { namespace?: string; env?: Readonly<Record<string, string>>; readyTimeoutMs?: number } = {},
 ): Promise<E2eCluster> {
   const plane = await sharedControlPlane();
   const admin = new KubeConfig();
@@ -63,7 +65,7 @@ export async function startE2eCluster(
     '--sync-rate-limit=100',
     ...extraArgs,
   ];
-  const portico = await startPortico(porticoArgs, { env: options.env }).catch(async (error: unknown) => {
+  const portico = await startPortico(porticoArgs, { env: options.env, readyTimeoutMs: options.readyTimeoutMs }).catch(async (error: unknown) => {
     await network.destroy();
     throw error;
   });
