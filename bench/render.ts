@@ -1,6 +1,6 @@
 /**
  * The controller's cost of one full sync at 1,000 and 10,000 Ingresses, step
- * by step, and of `nginx -t` on the result (what every reload pays first):
+ * by step, and of `nginx -t` on the result (the load every reload pays in the master):
  *   node --import tsx bench/render.ts [--runs 5]
  *
  * Each size runs in a fresh child process (started with --expose-gc), so its
@@ -238,7 +238,7 @@ function timedSync(cluster: SyntheticCluster, context: RenderContext, defaults: 
   };
 }
 
-/** `nginx -t` as NginxProcess runs it before every reload, on the first sync's text. */
+/** `nginx -t` as NginxProcess runs it at start (a reload loads the same), on the first sync's text. */
 async function timeNginxTest(layout: PrefixLayout, state: SyncState): Promise<number> {
   await writeFile(layout.candidateConfigFile, state.conf, { mode: 0o600 });
   const started = performance.now();
