@@ -167,6 +167,7 @@ export class NginxProcess {
       this.lastGoodConfig = this.runningConfig = configText;
       this.reloadCount++;
       this.logger.info({ pid: master.pid, reloads: this.reloadCount, reloadMs: Math.round(performance.now() - started) }, 'nginx reloaded');
+      if (result.warnings !== '') this.logger.warn({ warnings: result.warnings }, 'nginx warnings at reload');
       return { outcome: 'reloaded' };
     }
     // The master may yet run it; only a reload that later succeeds says what it runs.

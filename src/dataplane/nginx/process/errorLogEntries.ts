@@ -31,6 +31,7 @@ export function parseErrorLog(lines: readonly string[]): ErrorLogEntry[] {
 }
 
 const FAILURE_LEVELS: ReadonlySet<string> = new Set(['emerg', 'alert', 'crit', 'error']);
+const WARNING_LEVELS: ReadonlySet<string> = new Set(['warn']);
 
 /**
  * The failures `pid` logged, one per line as nginx prints them on stderr
@@ -38,7 +39,16 @@ const FAILURE_LEVELS: ReadonlySet<string> = new Set(['emerg', 'alert', 'crit', '
  * five times and logs each attempt.
  */
 export function describeFailures(entries: readonly ErrorLogEntry[], pid: number): string {
-  const lines = entries.filter((entry) => entry.pid === pid && FAILURE_LEVELS.has(entry.level)).map((entry) => `[${entry.level}] ${entry.message}`);
+  return describeLevels(entries, pid, FAILURE_LEVELS);
+}
+
+/** The warnings `pid` logged while loading a configuration (a conflicting server name), as `nginx -t` prints them. */
+export function describeWarnings(entries: readonly ErrorLogEntry[], pid: number): string {
+  return describeLevels(entries, pid, WARNING_LEVELS);
+}
+
+function describeLevels(entries: readonly ErrorLogEntry[], pid: number, levels: ReadonlySet<string>): string {
+  const lines = entries.filter((entry) => entry.pid === pid && levels.has(entry.level)).map((entry) => `[${entry.level}] ${entry.message}`);
   return [...new Set(lines)].join('\n');
 }
 

@@ -13,11 +13,12 @@
 // logged between the two lines is the reload's outcome.
 import { constants } from 'node:os';
 import type { ControlLog, ReadEnd } from './controlLog.js';
-import { describeFailures, isLogged, parseErrorLog } from './errorLogEntries.js';
+import { describeFailures, describeWarnings, isLogged, parseErrorLog } from './errorLogEntries.js';
 import { describeExit, type MasterProcess } from './masterProcess.js';
 
 export type ReloadResult =
-  | { readonly outcome: 'reloaded' }
+  /** `warnings`: what the master warned about while loading it, empty when nothing. */
+  | { readonly outcome: 'reloaded'; readonly warnings: string }
   /** The master kept (or, having exited, no longer runs) the previous configuration. */
   | { readonly outcome: 'failed'; readonly error: string }
   /** Unknown: the master may still be loading the new configuration. */
@@ -39,7 +40,9 @@ export async function reloadMaster(master: MasterProcess, controlLog: ControlLog
     if (attempt.end !== 'found') return unfinished(attempt.end, master, timeoutMs);
 
     const entries = parseErrorLog(attempt.lines);
-    if (entries.some((entry) => entry.pid === master.pid && entry.message === 'start worker processes')) return { outcome: 'reloaded' };
+    if (entries.some((entry) => entry.pid === master.pid && entry.message === 'start worker processes')) {
+      return { outcome: 'reloaded', warnings: describeWarnings(entries, master.pid) };
+    }
     const failures = describeFailures(entries, master.pid);
     return { outcome: 'failed', error: failures === '' ? 'nginx kept the previous configuration without logging why' : failures };
   } finally {
