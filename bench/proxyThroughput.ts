@@ -420,7 +420,8 @@ const LATENCY_UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s:
 
 /** A line of wrk's latency distribution, e.g. `     99%    3.21ms`. */
 function latencyMs(output: string, percentile: string): number {
-  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(output);
+  // wrk pads a value in seconds with a trailing space (`99%    1.02s `).
+  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
   if (line === null) throw new Error(`unexpected wrk output (no ${percentile} latency):\n${output}`);
   return Number(line[1]) * LATENCY_UNIT_MS[line[2]!]!;
 }
