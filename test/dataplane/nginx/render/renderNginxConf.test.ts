@@ -294,7 +294,13 @@ describe('locations', () => {
     const roundRobin = backend('default-rr-80', []);
     const fast = ewma(backend('default-fast-80', []));
     const canaryOfRoundRobin = ewma(backend('default-canary-80', []));
-    const withCanary = { ...backend('default-primary-80', []), canary: { backend: canaryOfRoundRobin.name, weight: 10, weightTotal: 100, header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined } };
+    const withCanary = {
+      ...backend('default-primary-80', []),
+      canary: {
+        backend: canaryOfRoundRobin.name, weight: 10, weightTotal: 100,
+        header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined, affinityBehavior: 'sticky' as const,
+      },
+    };
     const config = configuration({
       servers: [server('_', []), server('a.example.com', [
         location('/', 'prefix', roundRobin.name),
