@@ -1,23 +1,29 @@
 /**
- * Proxied requests per second and latency through the nginx configuration
- * Portico renders, against a minimal hand-written nginx proxy, both in front
- * of the same backend:
+ * Issue 4: proxied requests per second, latency and proxy CPU per request
+ * through the nginx.conf Portico renders (its Lua-balanced path), against a
+ * hand-written nginx with a static `upstream` to the same backend, with one
+ * worker each:
  *   node --import tsx bench/proxyThroughput.ts [--duration 10] [--rounds 5]
  *
+ * The hand-written proxy is what a competent hand-written configuration has:
+ * `upstream` with keep-alive (Portico's pool settings), `proxy_http_version
+ * 1.1` and an empty Connection header. Logging is compared like for like, in
+ * two pairs: with Portico's default access log (the same `upstreaminfo` line,
+ * to a file, so the static side defines the variables that line names), and
+ * with no access log on either side (Portico's `disable-access-log: true`).
  * Portico runs as users run it, in manifest mode (an EndpointSlice names the
- * loopback backend), with `worker-processes: 1` from its ConfigMap; the
- * minimal proxy has one worker too. Both proxies are pinned to CPU 0, the
- * backend and the load generator to CPU 1, so each proxy's CPU time is its
- * own. The backend is an nginx answering `return 200` with a fixed body: it
- * does far less per request than a proxy (no upstream connection, no header
- * rewriting), so it is not the bottleneck. The load is wrk (Debian package)
- * on loopback: one thread, 32 connections, a fixed duration per round. On 2
- * cores wrk and the backend can fill CPU 1 before a cheap proxy fills CPU 0;
- * the table prints how busy CPU 1 was, and when it is near 100 % requests/s
- * is bounded by the load side and the requests/s ratio understates the
- * difference. The proxy's CPU time per request does not depend on that.
- * Rounds alternate which proxy goes first; the medians over rounds are
- * compared.
+ * loopback backend), with `worker-processes: 1` from its ConfigMap.
+ *
+ * Every proxy is pinned to CPU 0, the backend and the load generator to CPU
+ * 1, so each proxy's CPU time is its own. The backend is an nginx answering
+ * `return 200` with a fixed body: it does far less per request than a proxy,
+ * so it is not the bottleneck. The load is wrk (Debian package) on loopback:
+ * one thread, 32 connections, a fixed duration per round. On 2 cores wrk and
+ * the backend can fill CPU 1 before a cheap proxy fills CPU 0; the table
+ * prints how busy CPU 1 was, and when it is near 100 % requests/s is bounded
+ * by the load side and the requests/s ratio understates the difference. The
+ * proxy's CPU time per request does not depend on that. Rounds alternate the
+ * order of the proxies; the medians over rounds are compared.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,7 +34,7 @@ import { stringify } from 'yaml';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
 import { silentLogger } from '../src/log/logger.js';
-import { DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
+import { DEFAULT_LOG_FORMAT_UPSTREAM, DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
 import { SERVICE_NAME_LABEL } from '../src/store/store.js';
 import { eventually } from '../test/support/eventually.js';
 import { freeLoopbackPorts } from '../test/support/freePort.js';
@@ -78,6 +84,28 @@ interface Proxy {
   masterPid(): Promise<number>;
 }
 
+/** How both sides of a comparison log, and what Portico's ConfigMap says for it. */
+interface Logging {
+  readonly name: string;
+  readonly accessLog: boolean;
+  readonly configMap: Readonly<Record<string, string>>;
+}
+
+const LOGGINGS: readonly Logging[] = [
+  { name: 'same access log', accessLog: true, configMap: {} },
+  { name: 'no access log', accessLog: false, configMap: { 'disable-access-log': 'true' } },
+];
+
+/** One pair: the hand-written static upstream and Portico, logging alike. */
+interface Comparison {
+  readonly logging: Logging;
+  readonly baseline: Proxy;
+  readonly portico: Proxy;
+}
+
+/** The backend's name in Portico (`<namespace>-<service>-<port>`), logged by both sides. */
+const BACKEND_NAME = 'default-backend-80';
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
@@ -88,20 +116,29 @@ async function main(): Promise<void> {
   if (availableParallelism() < 2) throw new Error('this benchmark pins the proxy and the load to different CPUs: it needs 2');
 
   process.stdout.write(`machine before: ${describeMachine()}\n`);
-  const [backendPort = 0, minimalPort = 0] = await freeLoopbackPorts(2);
+  const [backendPort = 0, ...staticPorts] = await freeLoopbackPorts(1 + LOGGINGS.length);
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const backend = await startNginx((layout) => backendConf(layout, backendPort));
     cleanups.push(backend.stop);
-    const minimal = await startNginx((layout) => minimalProxyConf(layout, minimalPort, backendPort));
-    cleanups.push(minimal.stop);
-    const portico = await startPorticoProxy(backendPort);
-    cleanups.push(portico.stop);
-
-    const proxies: Proxy[] = [
-      { name: 'minimal nginx', port: minimalPort, masterPid: async () => requirePid(minimal.nginx.masterPid) },
-      { name: 'Portico', port: portico.process.ports.http, masterPid: () => readPidFile(prefixLayout(portico.process.prefix).pidFile) },
-    ];
+    const comparisons: Comparison[] = [];
+    for (const [index, logging] of LOGGINGS.entries()) {
+      const port = staticPorts[index]!;
+      const handWritten = await startNginx((layout) => staticUpstreamConf(layout, port, backendPort, logging));
+      cleanups.push(handWritten.stop);
+      const portico = await startPorticoProxy(backendPort, logging);
+      cleanups.push(portico.stop);
+      comparisons.push({
+        logging,
+        baseline: { name: `static upstream, ${logging.name}`, port, masterPid: async () => requirePid(handWritten.nginx.masterPid) },
+        portico: {
+          name: `Portico, ${logging.name}`,
+          port: portico.process.ports.http,
+          masterPid: () => readPidFile(prefixLayout(portico.process.prefix).pidFile),
+        },
+      });
+    }
+    const proxies = comparisons.flatMap(({ baseline, portico }) => [baseline, portico]);
     const backendPid = requirePid(backend.nginx.masterPid);
     await pin(await processTree(backendPid), LOAD_CPU);
 
@@ -114,7 +151,8 @@ async function main(): Promise<void> {
         results.get(proxy)!.push(result);
         process.stderr.write(
           `round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, p50 ${figure(result.p50Ms, 2)} ms, ` +
-          `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
+          `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, ` +
+          `${figure(result.proxyCpuMicrosecondsPerRequest, 1)} µs/request, CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
         );
       }
     }
@@ -122,7 +160,7 @@ async function main(): Promise<void> {
       `\nwrk -t1 -c${LOAD_CONNECTIONS} -d${durationSeconds}s on CPU ${LOAD_CPU} with the backend; each proxy one worker on CPU ${PROXY_CPU}; ` +
         `median of ${rounds} rounds\n\n`,
     );
-    printResults(proxies, results);
+    printResults(comparisons, results);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
@@ -182,20 +220,39 @@ function backendConf(layout: PrefixLayout, port: number): string {
 }
 
 /**
- * The least a keep-alive reverse proxy needs. Portico writes an access log
- * line per request, and so does this one (nginx's default, written out), so
- * logging is not what the two differ in.
+ * The hand-written proxy: a static upstream with Portico's keep-alive pool,
+ * HTTP/1.1 and an empty Connection header. With the access log it writes
+ * Portico's default line, so it defines what that line names: the backend's
+ * name, an empty canary name, and $req_id as Portico's map makes it (the
+ * client's X-Request-ID, else a fresh $request_id).
  */
-function minimalProxyConf(layout: PrefixLayout, port: number, backendPort: number): string {
+function staticUpstreamConf(layout: PrefixLayout, port: number, backendPort: number, logging: Logging): string {
+  if (DEFAULT_LOG_FORMAT_UPSTREAM.includes("'")) throw new Error('the log format needs other quotes here');
+  const logs = logging.accessLog
+    ? `log_format upstreaminfo '${DEFAULT_LOG_FORMAT_UPSTREAM}';
+    access_log ${layout.accessLog} upstreaminfo;
+    map $http_x_request_id $req_id {
+        default $http_x_request_id;
+        "" $request_id;
+    }`
+    : 'access_log off;';
+  const logVariables = logging.accessLog
+    ? `set $proxy_upstream_name "${BACKEND_NAME}";
+            set $proxy_alternative_upstream_name "";`
+    : '';
   return mainContext(layout, `
-    access_log ${layout.accessLog} combined;
+    ${logs}
     upstream backend {
         server 127.0.0.1:${backendPort};
         keepalive ${DEFAULT_SETTINGS.upstreamKeepaliveConnections};
+        keepalive_time ${DEFAULT_SETTINGS.upstreamKeepaliveTime};
+        keepalive_timeout ${DEFAULT_SETTINGS.upstreamKeepaliveTimeout}s;
+        keepalive_requests ${DEFAULT_SETTINGS.upstreamKeepaliveRequests};
     }
     server {
         listen 127.0.0.1:${port};
         location / {
+            ${logVariables}
             proxy_pass http://backend;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
@@ -204,12 +261,12 @@ function minimalProxyConf(layout: PrefixLayout, port: number, backendPort: numbe
 }
 
 /** Portico on a manifest folder routing HOST to the backend, once it answers 200 through it. */
-async function startPorticoProxy(backendPort: number): Promise<{ process: PorticoProcess; stop(): Promise<void> }> {
+async function startPorticoProxy(backendPort: number, logging: Logging): Promise<{ process: PorticoProcess; stop(): Promise<void> }> {
   const manifests = await mkdtemp(join(tmpdir(), 'portico-bench-manifests-'));
   const [configMapNamespace, configMapName] = CONFIG_MAP.split('/');
   const objects = [
     { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace: configMapNamespace }, data: { 'worker-processes': '1' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace: configMapNamespace }, data: { 'worker-processes': '1', ...logging.configMap } },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { ports: [{ name: 'http', port: 80 }] } },
     {
       apiVersion: 'discovery.k8s.io/v1',
@@ -233,7 +290,8 @@ async function startPorticoProxy(backendPort: number): Promise<{ process: Portic
   const removeManifests = (): Promise<void> => rm(manifests, { recursive: true, force: true });
   let portico: PorticoProcess;
   try {
-    portico = await startPortico([`--manifests=${manifests}`, `--configmap=${CONFIG_MAP}`]);
+    // A start is not what this measures: allow for a machine busy with other work.
+    portico = await startPortico([`--manifests=${manifests}`, `--configmap=${CONFIG_MAP}`], { readyTimeoutMs: 120_000 });
   } catch (error) {
     await removeManifests();
     throw error;
@@ -363,12 +421,13 @@ const LATENCY_UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s:
 
 /** A line of wrk's latency distribution, e.g. `     99%    3.21ms`. */
 function latencyMs(output: string, percentile: string): number {
-  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(output);
+  // wrk pads a value in seconds with a trailing space (`99%    1.02s `).
+  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
   if (line === null) throw new Error(`unexpected wrk output (no ${percentile} latency):\n${output}`);
   return Number(line[1]) * LATENCY_UNIT_MS[line[2]!]!;
 }
 
-function printResults(proxies: readonly Proxy[], results: ReadonlyMap<Proxy, readonly Round[]>): void {
+function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<Proxy, readonly Round[]>): void {
   const summary = (proxy: Proxy) => {
     const of = (pick: (round: Round) => number): number => median(results.get(proxy)!.map(pick));
     return {
@@ -382,24 +441,26 @@ function printResults(proxies: readonly Proxy[], results: ReadonlyMap<Proxy, rea
       socketErrors: results.get(proxy)!.reduce((sum, r) => sum + r.socketErrors, 0),
     };
   };
-  const [minimal, portico] = proxies.map(summary);
-  if (minimal === undefined || portico === undefined) throw new Error('two proxies expected');
-  const row = (name: string, s: typeof minimal): string[] => [
+  type Summary = ReturnType<typeof summary>;
+  const row = (name: string, s: Summary): string[] => [
     name, figure(s.requestsPerSecond), figure(s.p50Ms, 2), figure(s.p99Ms, 2),
     figure(s.proxyCpuPercent), figure(s.proxyCpuMicrosecondsPerRequest, 1), figure(s.backendCpuPercent), figure(s.loadCpuBusyPercent), figure(s.socketErrors),
   ];
   const ratio = (a: number, b: number): string => figure(a / b, 2);
   printTable(
     ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
-    [
-      row('minimal nginx', minimal),
-      row('Portico', portico),
-      [
-        'Portico / minimal',
-        ratio(portico.requestsPerSecond, minimal.requestsPerSecond), ratio(portico.p50Ms, minimal.p50Ms), ratio(portico.p99Ms, minimal.p99Ms),
-        '', ratio(portico.proxyCpuMicrosecondsPerRequest, minimal.proxyCpuMicrosecondsPerRequest), '', '', '',
-      ],
-    ],
+    comparisons.flatMap(({ logging, baseline, portico }) => {
+      const [handWritten, ours] = [summary(baseline), summary(portico)];
+      return [
+        row(baseline.name, handWritten),
+        row(portico.name, ours),
+        [
+          `Portico / static, ${logging.name}`,
+          ratio(ours.requestsPerSecond, handWritten.requestsPerSecond), ratio(ours.p50Ms, handWritten.p50Ms), ratio(ours.p99Ms, handWritten.p99Ms),
+          '', ratio(ours.proxyCpuMicrosecondsPerRequest, handWritten.proxyCpuMicrosecondsPerRequest), '', '', '',
+        ],
+      ];
+    }),
   );
 }
 

@@ -344,7 +344,8 @@ function _M.balance()
   local attempts = (ctx.portico_attempts or 0) + 1
   ctx.portico_attempts = attempts
   local peer = ctx.portico_peer
-  if ngx_balancer.get_last_failure() ~= nil then -- a proxy_next_upstream retry
+  -- A first attempt has no failure to ask about (one FFI call less per request).
+  if attempts > 1 and ngx_balancer.get_last_failure() ~= nil then -- a proxy_next_upstream retry
     peer = retry_peer(ctx, balancer)
     ctx.portico_peer = peer
   end

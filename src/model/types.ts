@@ -172,7 +172,7 @@ export interface Backend {
   service: { namespace: string; name: string; port: string | number };
   /** Ready endpoints, sorted; empty means 503. */
   endpoints: Endpoint[];
-  /** From the oldest Ingress routing to the backend; live state, not rendered. */
+  /** From the oldest Ingress routing to the backend; live state, except that ewma adds a log hook to its locations. */
   balancing: Balancing;
   /** Live state, not rendered. */
   canary: Canary | undefined;

@@ -2,14 +2,14 @@
 // are first-match), and what each does: access rules, the HTTPS redirect,
 // then 404 without a backend, else rewrite + proxy through the Lua balancer
 // (which answers 503 for a backend it does not know or that has no endpoint).
-import type { BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
+import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import {
   captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
 } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex } from './regex.js';
-import { BALANCER_UPSTREAM, renderBalancerHooks } from './renderLua.js';
+import { BALANCER_UPSTREAM, needsBalancerFeedback, renderBalancerHooks } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
@@ -83,7 +83,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
-  else renderProxy(body, location, scope);
+  else renderProxy(body, location, backend, scope);
 }
 
 /** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */
@@ -137,15 +137,17 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
 const NEXT_UPSTREAM = ['error', 'timeout'] as const;
 const NEXT_UPSTREAM_TRIES = 3;
 
-function renderProxy(body: ConfigBuilder, location: Location, scope: RenderScope): void {
-  const { settings } = scope.configuration;
+/** `backend` is undefined for a name the model does not list: Lua answers 503 for it. */
+function renderProxy(body: ConfigBuilder, location: Location, backend: Backend | undefined, scope: RenderScope): void {
   const { annotations } = location;
+  const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
   // The rewrite module's directives (the redirect above, this rewrite) run before rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
   }
-  renderBalancerHooks(body, monitorLogCalls(scope.context));
+  const canary = backend?.canary === undefined ? undefined : scope.backends.get(backend.canary.backend);
+  renderBalancerHooks(body, needsBalancerFeedback([backend, canary]), monitorLogCalls(scope.context));
   body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
   body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
   body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));

@@ -4,6 +4,7 @@
 // module is called. No endpoint and no certificate is ever written here.
 import { posix } from 'node:path';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import type { Backend } from '../../../model/types.js';
 import { filePath, literal, luaPackagePath, raw } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaCall, luaRequire, type LuaCall } from './luaCall.js';
@@ -66,14 +67,28 @@ export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSett
 }
 
 /**
- * In a proxied location, after `set $proxy_upstream_name`: the backend's
- * balancer (canary, affinity, or 503 when it has no endpoint), and the
- * response times that ewma learns from. `logCalls` join the balancer's in the
- * one log_by_lua_block nginx allows per location (the request metrics').
+ * Whether a location routing to these backends (its own and its canary's)
+ * needs ewma's feedback in the log phase. Algorithms are live state, so
+ * switching a backend to or from ewma changes nginx.conf by this hook (one
+ * reload); between the push and that reload, ewma's in-flight counts fall
+ * back when its counters are recreated (lua/README.md).
  */
-export function renderBalancerHooks(location: ConfigBuilder, logCalls: readonly LuaCall[] = []): void {
+export function needsBalancerFeedback(backends: ReadonlyArray<Backend | undefined>): boolean {
+  return backends.some((backend) => backend?.balancing.algorithm === 'ewma');
+}
+
+/**
+ * In a proxied location, after `set $proxy_upstream_name`: the backend's
+ * balancer (canary, affinity, or 503 when it has no endpoint), and its log
+ * phase: ewma's feedback where `balancerFeedback`, then `logCalls` (the
+ * request metrics'), in the one log_by_lua_block nginx allows per location.
+ * With none of them the location gets no log_by_lua_block: even an empty
+ * one costs every request.
+ */
+export function renderBalancerHooks(location: ConfigBuilder, balancerFeedback: boolean, logCalls: readonly LuaCall[] = []): void {
   location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
-  location.luaBlock('log_by_lua_block', LuaHook.log, ...logCalls);
+  const log = [...(balancerFeedback ? [LuaHook.log] : []), ...logCalls];
+  if (log.length > 0) location.luaBlock('log_by_lua_block', ...log);
 }
 
 /** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */

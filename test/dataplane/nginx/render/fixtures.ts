@@ -98,8 +98,13 @@ export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & 
   };
 }
 
-/** The Lua hooks of every proxied location: the balancer, then ewma's response times. */
+/** The Lua hook of every proxied location: the balancer. */
 export const BALANCER_HOOKS = [
   ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
+];
+
+/** ... and where the backend or its canary uses ewma, its response times in the log phase. */
+export const EWMA_BALANCER_HOOKS = [
+  ...BALANCER_HOOKS,
   ['log_by_lua_block', 'require("portico.balancer").log()'],
 ];

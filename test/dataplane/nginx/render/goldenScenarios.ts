@@ -19,7 +19,9 @@ function goldenContext(options: Partial<RenderContextOptions> = {}): RenderConte
 }
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }]);
-const api = backend('default-api-http', [{ address: 'fd00::12', port: 9000 }], { name: 'api', port: 'http' });
+const apiRoundRobin = backend('default-api-http', [{ address: 'fd00::12', port: 9000 }], { name: 'api', port: 'http' });
+/** ewma: its locations carry the log hook, web's do not. */
+const api = { ...apiRoundRobin, balancing: { ...apiRoundRobin.balancing, algorithm: 'ewma' as const } };
 
 /** Prefix and exact paths: `/api` as both (no second `= /api`), `/` and a nested prefix. */
 const plainPrefixAndExact: GoldenScenario = {

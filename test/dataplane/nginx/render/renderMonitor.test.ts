@@ -1,6 +1,6 @@
 // The request-metrics hook in rendered nginx.conf: only with a monitor target,
 // loaded in init_by_lua with integers only, and in the one log_by_lua_block of
-// every proxied location beside the balancer's call.
+// every proxied location, after the balancer's call where ewma needs one.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
@@ -11,9 +11,12 @@ import { luaBlocks, locationOf, named, only, serverNamed } from './parsedTree.js
 
 const MONITOR = { port: 40123, token: 123456789012345, maxBatchSize: 10000 };
 
+const web = backend('default-web-80', [{ address: '10.0.0.1', port: 80 }]);
+const ewma = { ...backend('default-ewma-80', [{ address: '10.0.0.2', port: 80 }]), balancing: { ...web.balancing, algorithm: 'ewma' as const } };
+
 const served: Configuration = configuration({
-  servers: [server('_', []), server('a.example.com', [location('/api', 'exact', 'default-web-80')])],
-  backends: [backend('default-web-80', [{ address: '10.0.0.1', port: 80 }])],
+  servers: [server('_', []), server('a.example.com', [location('/api', 'exact', web.name), location('/fast', 'exact', ewma.name)])],
+  backends: [web, ewma],
 });
 
 function parsed(monitor?: typeof MONITOR): ParsedDirective[] {
@@ -31,9 +34,13 @@ describe('monitor hook', () => {
     assert.equal(init?.lua?.at(-1), 'require("portico.monitor").init({ port = 40123, token = 123456789012345, max_batch_size = 10000 })');
   });
 
-  test('every proxied location logs through the balancer and the monitor in one log_by_lua_block; a 404 location does not', () => {
+  test('every proxied location logs through the monitor, after ewma\'s balancer call, in one log_by_lua_block; a 404 location does not', () => {
     const host = serverNamed(parsed(MONITOR), 'a.example.com');
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [
+      ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
+      ['log_by_lua_block', 'require("portico.monitor").call()'],
+    ]);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), [
       ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
       ['log_by_lua_block', 'require("portico.balancer").log()', 'require("portico.monitor").call()'],
     ]);

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { createRenderContext, DEFAULT_LIVE_STATE_MEMORY, DEFAULT_MODULES_DIR } from '../../../../src/dataplane/nginx/render/renderContext.js';
 import type { Configuration, Endpoint, Server } from '../../../../src/model/types.js';
-import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS } from './fixtures.js';
+import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS, EWMA_BALANCER_HOOKS } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, only, serverNamed, servers } from './parsedTree.js';
 
@@ -289,6 +289,34 @@ describe('locations', () => {
     assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
   });
 
+  test('the log hook only where ewma can be reached: the backend\'s own algorithm or its canary\'s', () => {
+    const ewma = (named: ReturnType<typeof backend>): ReturnType<typeof backend> => ({ ...named, balancing: { ...named.balancing, algorithm: 'ewma' } });
+    const roundRobin = backend('default-rr-80', []);
+    const fast = ewma(backend('default-fast-80', []));
+    const canaryOfRoundRobin = ewma(backend('default-canary-80', []));
+    const withCanary = {
+      ...backend('default-primary-80', []),
+      canary: {
+        backend: canaryOfRoundRobin.name, weight: 10, weightTotal: 100,
+        header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined, affinityBehavior: 'sticky' as const,
+      },
+    };
+    const config = configuration({
+      servers: [server('_', []), server('a.example.com', [
+        location('/', 'prefix', roundRobin.name),
+        location('/fast', 'exact', fast.name),
+        location('/primary', 'exact', withCanary.name),
+        location('/unknown', 'exact', 'default-unknown-80'),
+      ])],
+      backends: [roundRobin, fast, canaryOfRoundRobin, withCanary],
+    });
+    const host = serverNamed(parsed(config), 'a.example.com');
+    assert.deepEqual(luaBlocks([locationOf(host, '/')]), BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), EWMA_BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/primary')]), EWMA_BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/unknown')]), BALANCER_HOOKS);
+  });
+
   test('proxies with Portico headers, HTTP/1.1 and no URI part; gRPC uses grpc_*', () => {
     const config = hostConfig('a.example.com', [
       location('/', 'prefix', web.name),
@@ -393,7 +421,8 @@ describe('structure only: endpoints and certificates are live state', () => {
   function liveVariant(variant: 'a' | 'b'): Configuration {
     const a = variant === 'a';
     const api = { ...backend('default-api-80', endpoints(a ? 1 : 10), { name: 'api' }) };
-    if (!a) api.balancing = { ...api.balancing, algorithm: 'ewma' };
+    // Not the algorithm: a switch to or from ewma adds or drops the log hook (tested above).
+    if (!a) api.balancing = { ...api.balancing, hashBy: { key: '$request_uri', subset: true, subsetSize: 2 } };
     const drained = backend('default-drained-80', a ? [] : [{ address: 'fd00::1', port: 80 }], { name: 'drained' });
     const own = a ? 'a-own-1' : 'b-own-2';
     const fallback = a ? 'a-default-1' : 'b-default-2';
