@@ -24,7 +24,11 @@ async function serve(name: string, annotations: Record<string, string>, backends
     cluster,
     ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name]) } }] }, prefixed(annotations)),
   );
-  await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host })).status, 200));
+  // Several in a row: until the workers of the previous configuration have taken their quit signal,
+  // a new connection can still reach one that does not know the host yet (nginx reloads that way).
+  await eventually(async () => {
+    for (let i = 0; i < 20; i++) assert.equal((await httpGet({ port: cluster.portico.ports.http, host })).status, 200);
+  });
   return host;
 }
 
