@@ -63,7 +63,7 @@ function configuration(backendPort: number | undefined): Configuration {
   const annotations = {
     rewrite: { useRegex: false, sslRedirect: false, forceSslRedirect: false },
     backendProtocol: 'HTTP' as const,
-    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
+    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off' as const },
     ipAccess: { allow: [], deny: [] },
   };
   const catchAll = { hostname: '_', certificate: undefined, tls: false, locations: [{ path: '/', match: 'prefix' as const, backend: undefined, ingress: undefined, annotations }] };

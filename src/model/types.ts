@@ -35,6 +35,7 @@ export interface LocationAnnotations {
     connectTimeout: number;
     readTimeout: number;
     sendTimeout: number;
+    buffering: 'on' | 'off';
   };
   /** Client address filters (CIDRs or addresses); empty means no filter. 403 when refused. */
   ipAccess: {

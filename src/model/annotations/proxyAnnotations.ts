@@ -1,6 +1,7 @@
-// proxy-body-size and the three proxy timeouts (part of ingress-nginx's "proxy"
-// group; buffering, next-upstream, cookies and redirects are not implemented yet).
-import { parseNginxSize, parseSeconds } from '../settings/valueSyntax.js';
+// proxy-body-size, the three proxy timeouts and proxy-buffering (part of
+// ingress-nginx's "proxy" group; next-upstream, cookies and redirects are not
+// implemented yet).
+import { optionParser, parseNginxSize, parseSeconds } from '../settings/valueSyntax.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
@@ -21,12 +22,15 @@ const proxyReadTimeout: AnnotationDefinition<number> = { name: 'proxy-read-timeo
 
 const proxySendTimeout: AnnotationDefinition<number> = { name: 'proxy-send-timeout', risk: 'Low', parse: parseSeconds };
 
+const proxyBuffering: AnnotationDefinition<'on' | 'off'> = { name: 'proxy-buffering', risk: 'Low', parse: optionParser(['on', 'off']) };
+
 export const proxyAnnotations: AnnotationGroup<LocationAnnotations['proxy']> = {
-  annotations: [proxyBodySize, proxyConnectTimeout, proxyReadTimeout, proxySendTimeout],
+  annotations: [proxyBodySize, proxyConnectTimeout, proxyReadTimeout, proxySendTimeout, proxyBuffering],
   resolve: (values, settings) => ({
     bodySize: values.get(proxyBodySize) ?? settings.proxyBodySize,
     connectTimeout: values.get(proxyConnectTimeout) ?? settings.proxyConnectTimeout,
     readTimeout: values.get(proxyReadTimeout) ?? settings.proxyReadTimeout,
     sendTimeout: values.get(proxySendTimeout) ?? settings.proxySendTimeout,
+    buffering: values.get(proxyBuffering) ?? settings.proxyBuffering,
   }),
 };

@@ -83,7 +83,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // proxy tuning
       'proxy-buffer-size': 'Low',
       'proxy-buffers-number': 'Low',
-      'proxy-buffering': 'Low',
       'proxy-request-buffering': 'Low',
       'proxy-max-temp-file-size': 'Low',
       'proxy-http-version': 'Low',

@@ -37,6 +37,8 @@ export interface GlobalSettings {
   proxyReadTimeout: number;
   /** proxy-send-timeout */
   proxySendTimeout: number;
+  /** proxy-buffering: `off` (ingress-nginx's default) streams responses to the client as they arrive */
+  proxyBuffering: 'on' | 'off';
   /** client-header-timeout */
   clientHeaderTimeout: number;
   /** client-body-timeout */
@@ -120,6 +122,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   proxyConnectTimeout: 5,
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
+  proxyBuffering: 'off',
   clientHeaderTimeout: 60,
   clientBodyTimeout: 60,
   keepAlive: 75,

@@ -81,6 +81,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   proxyConnectTimeout: { key: 'proxy-connect-timeout', parse: parseSeconds },
   proxyReadTimeout: { key: 'proxy-read-timeout', parse: parseSeconds },
   proxySendTimeout: { key: 'proxy-send-timeout', parse: parseSeconds },
+  proxyBuffering: { key: 'proxy-buffering', parse: optionParser(['on', 'off']) },
   clientHeaderTimeout: { key: 'client-header-timeout', parse: parseSeconds },
   clientBodyTimeout: { key: 'client-body-timeout', parse: parseSeconds },
   keepAlive: { key: 'keep-alive', parse: parseSeconds },

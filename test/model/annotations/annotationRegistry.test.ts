@@ -21,6 +21,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'force-ssl-redirect': 'Medium',
     'backend-protocol': 'Low',
     'proxy-body-size': 'Medium',
+    'proxy-buffering': 'Low',
     'proxy-connect-timeout': 'Low',
     'proxy-read-timeout': 'Low',
     'proxy-send-timeout': 'Low',
@@ -74,7 +75,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
   for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
-  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-buffering']) {
+  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {
     assert.equal(unsafe(name), false, name);
   }
 });

@@ -8,7 +8,7 @@ const DEFAULT_ANNOTATIONS = {
   location: {
     rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false },
     backendProtocol: 'HTTP',
-    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 },
+    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off' },
     ipAccess: { allow: [], deny: [] },
   },
   balancing: { algorithm: 'round_robin', hashBy: undefined, affinity: undefined },
@@ -104,11 +104,11 @@ test('the risk gate names the risk and the configured level', () => {
 });
 
 test('an ingress-nginx annotation not implemented yet is ignored with a warning', () => {
-  const { value, warnings } = accepted({ 'enable-cors': 'true', 'proxy-buffering': 'on' });
+  const { value, warnings } = accepted({ 'enable-cors': 'true', 'proxy-next-upstream': 'error' });
   assert.deepEqual(value, DEFAULT_ANNOTATIONS);
   assert.deepEqual(warnings, [
     `annotation ${PREFIX}/enable-cors: not implemented yet, ignored`,
-    `annotation ${PREFIX}/proxy-buffering: not implemented yet, ignored`,
+    `annotation ${PREFIX}/proxy-next-upstream: not implemented yet, ignored`,
   ]);
 });
 

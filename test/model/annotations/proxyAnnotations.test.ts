@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith } from './annotationTestSupport.js';
 
 test('proxy values default to the ConfigMap settings', () => {
-  assert.deepEqual(accepted({}).value.location.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60 });
-  const settings = { proxyBodySize: '8m', proxyConnectTimeout: 1, proxyReadTimeout: 2, proxySendTimeout: 3 };
-  assert.deepEqual(accepted({}, settings).value.location.proxy, { bodySize: '8m', connectTimeout: 1, readTimeout: 2, sendTimeout: 3 });
+  assert.deepEqual(accepted({}).value.location.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off' });
+  const settings = { proxyBodySize: '8m', proxyConnectTimeout: 1, proxyReadTimeout: 2, proxySendTimeout: 3, proxyBuffering: 'on' as const };
+  const proxy = { bodySize: '8m', connectTimeout: 1, readTimeout: 2, sendTimeout: 3, buffering: 'on' };
+  assert.deepEqual(accepted({}, settings).value.location.proxy, proxy);
 });
 
 test('proxy annotations override the ConfigMap settings', () => {
@@ -14,13 +15,20 @@ test('proxy annotations override the ConfigMap settings', () => {
     'proxy-connect-timeout': '10',
     'proxy-read-timeout': '3600',
     'proxy-send-timeout': '0',
+    'proxy-buffering': 'on',
   };
   assert.deepEqual(accepted(annotations, { proxyBodySize: '8m' }).value.location.proxy, {
     bodySize: '512k',
     connectTimeout: 10,
     readTimeout: 3600,
     sendTimeout: 0,
+    buffering: 'on',
   });
+});
+
+test('proxy-buffering is on or off, as ingress-nginx', () => {
+  assert.equal(accepted({ 'proxy-buffering': 'off' }, { proxyBuffering: 'on' }).value.location.proxy.buffering, 'off');
+  for (const text of ['true', 'On', 'yes', 'off;']) assertRefusedWith({ 'proxy-buffering': text }, ['proxy-buffering', 'invalid value']);
 });
 
 test('proxy-body-size takes nginx sizes', () => {

@@ -37,6 +37,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('proxy_connect_timeout', raw.seconds(settings.proxyConnectTimeout));
   http.directive('proxy_read_timeout', raw.seconds(settings.proxyReadTimeout));
   http.directive('proxy_send_timeout', raw.seconds(settings.proxySendTimeout));
+  http.directive('proxy_buffering', raw.keyword(settings.proxyBuffering));
 
   http.directive('ssl_protocols', ...settings.sslProtocols.map((protocol) => raw.keyword(tlsProtocol(protocol))));
   http.directive('ssl_ciphers', literal(settings.sslCiphers));

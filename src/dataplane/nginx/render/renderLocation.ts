@@ -152,6 +152,8 @@ function renderProxy(body: ConfigBuilder, location: Location, backend: Backend |
   body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
   body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));
   body.directive(`${module}_send_timeout`, raw.seconds(annotations.proxy.sendTimeout));
+  // grpc streams always: nginx has no grpc_buffering.
+  if (module === 'proxy') body.directive('proxy_buffering', raw.keyword(annotations.proxy.buffering));
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));

@@ -28,7 +28,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
   return {
     rewrite: { useRegex: false, sslRedirect: true, forceSslRedirect: false, ...overrides.rewrite },
     backendProtocol: overrides.backendProtocol ?? 'HTTP',
-    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, ...overrides.proxy },
+    proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off', ...overrides.proxy },
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
   };
 }
