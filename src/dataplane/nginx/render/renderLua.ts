@@ -74,7 +74,10 @@ export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSett
  * back when its counters are recreated (lua/README.md).
  */
 export function needsBalancerFeedback(backends: ReadonlyArray<Backend | undefined>): boolean {
-  return backends.some((backend) => backend?.balancing.algorithm === 'ewma');
+  // Affinity, then hashBy, choose before the algorithm does (Balancing's order): ewma then never runs.
+  return backends.some(
+    (backend) => backend?.balancing.algorithm === 'ewma' && backend.balancing.affinity === undefined && backend.balancing.hashBy === undefined,
+  );
 }
 
 /**

@@ -289,7 +289,7 @@ describe('locations', () => {
     assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
   });
 
-  test('the log hook only where ewma can be reached: the backend\'s own algorithm or its canary\'s', () => {
+  test('the log hook only where ewma can be reached: the backend\'s own algorithm or its canary\'s, unless hashing or affinity chooses', () => {
     const ewma = (named: ReturnType<typeof backend>): ReturnType<typeof backend> => ({ ...named, balancing: { ...named.balancing, algorithm: 'ewma' } });
     const roundRobin = backend('default-rr-80', []);
     const fast = ewma(backend('default-fast-80', []));
@@ -301,20 +301,25 @@ describe('locations', () => {
         header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined, affinityBehavior: 'sticky' as const,
       },
     };
+    // ewma in name only: the hash chooses the endpoint.
+    const hashed = ewma(backend('default-hashed-80', []));
+    const hashedEwma = { ...hashed, balancing: { ...hashed.balancing, hashBy: { key: '$remote_addr', subset: false, subsetSize: 3 } } };
     const config = configuration({
       servers: [server('_', []), server('a.example.com', [
         location('/', 'prefix', roundRobin.name),
         location('/fast', 'exact', fast.name),
         location('/primary', 'exact', withCanary.name),
         location('/unknown', 'exact', 'default-unknown-80'),
+        location('/hashed', 'exact', hashedEwma.name),
       ])],
-      backends: [roundRobin, fast, canaryOfRoundRobin, withCanary],
+      backends: [roundRobin, fast, canaryOfRoundRobin, withCanary, hashedEwma],
     });
     const host = serverNamed(parsed(config), 'a.example.com');
     assert.deepEqual(luaBlocks([locationOf(host, '/')]), BALANCER_HOOKS);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), EWMA_BALANCER_HOOKS);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/primary')]), EWMA_BALANCER_HOOKS);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/unknown')]), BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/hashed')]), BALANCER_HOOKS);
   });
 
   test('proxies with Portico headers, HTTP/1.1 and no URI part; gRPC uses grpc_*', () => {
