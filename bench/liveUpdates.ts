@@ -28,11 +28,12 @@ import {
   startE2eCluster,
   type E2eCluster,
 } from '../test/support/e2eCluster.js';
-import { echoed, httpGet, type HttpResult } from '../test/support/httpGet.js';
+import { echoed, httpGet } from '../test/support/httpGet.js';
 import type { EchoBackend } from '../test/support/testNetwork.js';
 import { describeMachine } from './support/machine.js';
 import { defaultSyncRateLimit, positiveInteger } from './support/options.js';
 import { appliedConfigurations, readFrom } from '../test/support/porticoLog.js';
+import { pollHost } from './support/pollHost.js';
 import { median, percentile } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -157,25 +158,18 @@ async function endpointSwitches(cluster: E2eCluster, switches: number): Promise<
 
 /** Polls until the host answers from `instance`; throws at the deadline (a performance.now() time). */
 async function firstAnswerFrom(cluster: E2eCluster, host: string, instance: string, deadline: number): Promise<void> {
-  let last = 'no answer yet';
-  while (performance.now() < deadline) {
-    const result: HttpResult | undefined = await httpGet({ port: cluster.portico.ports.http, host, timeoutMs: REQUEST_TIMEOUT_MS }).catch(
-      (error: unknown) => {
-        last = (error as Error).message;
-        return undefined;
-      },
-    );
-    if (result?.status === 200) {
+  await pollHost(cluster, host, {
+    rejects: (result) => {
+      if (result.status !== 200) return `HTTP ${result.status}`;
       const answered = echoed(result).instance;
-      if (answered === instance) return;
-      last = `answered by ${answered}`;
-    } else if (result) {
-      last = `HTTP ${result.status}`;
-    }
-    await sleep(SWITCH_POLL_MS);
-  }
-  throw new Error(`${host} not answered by ${instance} in time (last: ${last})\n${cluster.portico.logTail(30)}`);
+      return answered === instance ? undefined : `answered by ${answered}`;
+    },
+    deadline,
+    intervalMs: SWITCH_POLL_MS,
+    awaited: `an answer from ${instance}`,
+  });
 }
+
 
 async function ingressBurst(
   cluster: E2eCluster,
