@@ -3,16 +3,14 @@
 // reload would start new workers).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { applyIngress, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { nginxWorkers } from '../support/nginxWorkers.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
-const run = promisify(execFile);
 let cluster: E2eCluster;
 
 before(async () => {
@@ -20,12 +18,14 @@ before(async () => {
 });
 after(() => cluster?.close());
 
-/** The running nginx.conf and the pids of the master's workers: what a reload would change. */
+/**
+ * The running nginx.conf and the pids of the serving workers: what a reload would change.
+ * Workers an earlier reload retired are left out: they may exit at any time.
+ */
 async function nginxState(): Promise<{ conf: string; workers: string }> {
   const prefix = cluster.portico.prefix;
-  const master = (await readFile(join(prefix, 'logs', 'nginx.pid'), 'utf8')).trim();
-  const { stdout } = await run('pgrep', ['-P', master]);
-  return { conf: await readFile(join(prefix, 'conf', 'nginx.conf'), 'utf8'), workers: stdout.split('\n').sort().join(' ') };
+  const serving = (await nginxWorkers(prefix)).filter((worker) => !worker.retiring).map((worker) => worker.pid);
+  return { conf: await readFile(join(prefix, 'conf', 'nginx.conf'), 'utf8'), workers: serving.sort((a, b) => a - b).join(' ') };
 }
 
 /** The instances that answer `count` requests (bounded). */
