@@ -18,7 +18,7 @@
  *    batches. Rounds alternate the order; medians are printed.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -266,6 +266,7 @@ async function main(): Promise<void> {
   ]);
 
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-metrics-'));
+  await chmod(dir, 0o755); // nginx's workers (nobody) reach the prefixes below it
   const stops: (() => Promise<void>)[] = [];
   try {
     const ports = await freeLoopbackPorts(13);

@@ -3,7 +3,7 @@
 // backend turn into on /metrics, including the records a worker still holds
 // when nginx shuts down.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -29,6 +29,7 @@ let dir: string;
 before(async () => {
   echo = await startEchoServer({ service: 'web', instance: 'web-1', host: '127.0.0.1', port: 0 });
   dir = await mkdtemp(join(tmpdir(), 'portico-monitor-'));
+  await chmod(dir, 0o755); // nginx's workers (nobody) reach the prefixes below it
 });
 
 after(async () => {

@@ -1,5 +1,5 @@
 // Portico as a separate process, the way users run it, on free loopback ports.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +42,7 @@ export async function startPortico(args: readonly string[], { readyTimeoutMs = 3
   const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
   const ports = { http, https, defaultServer, status, healthz };
   const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
+  await chmod(dir, 0o755); // nginx's workers (nobody) reach the prefix below it
   const prefix = join(dir, 'nginx');
   const child = await spawnGuarded(
     'portico',

@@ -13,7 +13,7 @@ import { NginxProcess, type NginxProcessOptions } from '../../../src/dataplane/n
 import { prefixLayout } from '../../../src/dataplane/nginx/process/prefixLayout.js';
 import { eventually } from '../../support/eventually.js';
 import { freeLoopbackPorts } from '../../support/freePort.js';
-import { childPids, groupPids, httpGet, isAlive, minimalConfig, ownerUid, processUid, type TestServer } from './nginxTestSupport.js';
+import { childPids, groupPids, httpGet, isAlive, minimalConfig, ownerUid, processUid, unixSocketGet, type TestServer } from './nginxTestSupport.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const waitFor = <T>(check: () => T | Promise<T>): Promise<T> => eventually(check, { timeoutMs: 10_000, intervalMs: 25 });
@@ -168,6 +168,8 @@ test('a master killed with SIGKILL is restarted with the last good configuration
   assert.notEqual(newMaster, oldMaster);
   assert.deepEqual(await httpGet(port), { status: 200, body: 'b' });
   await waitFor(() => assert.deepEqual(oldWorkers.filter(isAlive), [], 'orphaned workers are gone'));
+  // The killed master left its unix socket behind; the new one could bind it only after it was removed.
+  assert.equal((await unixSocketGet(prefixLayout(prefix).noEndpointsSocket)).status, 503);
 
   assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'c' }])), { outcome: 'reloaded' });
   assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });

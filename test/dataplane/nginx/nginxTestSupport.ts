@@ -1,6 +1,6 @@
 // Helpers for tests that run a real nginx: a minimal configuration in the
 // shape the renderer produces, a one-shot HTTP client, and a view of /proc.
-import { request } from 'node:http';
+import { request, type RequestOptions } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import type { PrefixLayout } from '../../../src/dataplane/nginx/process/prefixLayout.js';
 
@@ -10,7 +10,11 @@ export interface TestServer {
   readonly body: string;
 }
 
-/** One worker, logs and temp paths inside the prefix, one `return 200 "<body>"` server per entry. */
+/**
+ * One worker, logs and temp paths inside the prefix, one `return 200 "<body>"`
+ * server per entry, and a `return 503` server on the no-endpoints socket (as
+ * Portico's configuration has).
+ */
 export function minimalConfig(layout: PrefixLayout, servers: readonly TestServer[], extra = ''): string {
   return `worker_processes 1;
 error_log ${layout.errorLog} notice;
@@ -25,21 +29,31 @@ http {
   uwsgi_temp_path ${layout.temp.uwsgi};
   scgi_temp_path ${layout.temp.scgi};
 ${servers.map(({ port, body }) => `  server { listen 127.0.0.1:${port}; return 200 "${body}"; }`).join('\n')}
+  server { listen unix:${layout.noEndpointsSocket}; return 503; }
 }
 `;
 }
 
 /** GET / on a fresh connection (no keep-alive: a reload retires the workers holding old connections). */
 export function httpGet(port: number, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+  return get({ host: '127.0.0.1', port }, `127.0.0.1:${port}`, timeoutMs);
+}
+
+/** GET / over a unix socket, on a fresh connection. */
+export function unixSocketGet(socketPath: string, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+  return get({ socketPath }, `unix:${socketPath}`, timeoutMs);
+}
+
+function get(target: RequestOptions, name: string, timeoutMs: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', agent: false, timeout: timeoutMs }, (res) => {
+    const req = request({ ...target, path: '/', agent: false, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`GET 127.0.0.1:${port} timed out`)));
+    req.on('timeout', () => req.destroy(new Error(`GET ${name} timed out`)));
     req.on('error', reject);
     req.end();
   });

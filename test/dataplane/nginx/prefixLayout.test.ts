@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPrefixDirs, prefixLayout } from '../../../src/dataplane/nginx/process/prefixLayout.js';
@@ -29,6 +30,12 @@ test('a prefix nginx could misread is refused', () => {
   }
 });
 
+test('a prefix too long for its unix socket (sun_path: 107 bytes and a NUL) is refused', () => {
+  const fits = `/${'p'.repeat(107 - '/run/no-endpoints.sock'.length - 1)}`;
+  assert.equal(prefixLayout(fits).noEndpointsSocket.length, 107);
+  assert.throws(() => prefixLayout(`${fits}p`), /is too long: its socket .* exceeds 107 bytes/);
+});
+
 test('createPrefixDirs opens the way to tmp/ for workers and keeps certs/ private, even in a 0700 mkdtemp prefix', async () => {
   const layout = prefixLayout(dir);
   await createPrefixDirs(layout);
@@ -37,5 +44,16 @@ test('createPrefixDirs opens the way to tmp/ for workers and keeps certs/ privat
   assert.equal(mode(join(layout.prefix, 'logs')), 0o755);
   assert.equal(mode(join(layout.prefix, 'conf')), 0o755);
   assert.equal(mode(layout.certificateDir), 0o700);
+  assert.equal(mode(layout.socketDir), 0o755);
   await createPrefixDirs(layout); // again: nothing to do, nothing fails
+});
+
+test('createPrefixDirs refuses a prefix nginx\'s workers could not reach (a folder above it without o+x), when run as root', { skip: process.getuid?.() !== 0 && 'workers run as this user' }, async () => {
+  const layout = prefixLayout(join(dir, 'below', 'nginx'));
+  await chmod(dir, 0o755);
+  await mkdir(join(dir, 'below'), { mode: 0o700 });
+  await chmod(join(dir, 'below'), 0o700);
+  await assert.rejects(createPrefixDirs(layout), new RegExp(`cannot reach ${layout.prefix}: ${join(dir, 'below')} has mode 700`));
+  await chmod(join(dir, 'below'), 0o711);
+  await createPrefixDirs(layout);
 });

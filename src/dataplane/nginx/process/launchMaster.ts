@@ -6,11 +6,12 @@ import type { ControlLog } from './controlLog.js';
 import { describeFailures, isLogged, parseErrorLog } from './errorLogEntries.js';
 import { describeExit, MasterProcess } from './masterProcess.js';
 import { nginxArguments } from './nginxArguments.js';
-import type { PrefixLayout } from './prefixLayout.js';
+import { clearSocketDir, type PrefixLayout } from './prefixLayout.js';
 
 /** Runs `layout.configFile`; rejects with nginx's errors if it does not come up within `timeoutMs`. */
 export async function launchMaster(binary: string, layout: PrefixLayout, controlLog: ControlLog, timeoutMs: number): Promise<MasterProcess> {
   await controlLog.clear();
+  await clearSocketDir(layout);
   const follower = await controlLog.follow();
   try {
     const master = await MasterProcess.spawn(binary, nginxArguments(layout, layout.configFile));

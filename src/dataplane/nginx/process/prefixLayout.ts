@@ -1,8 +1,8 @@
 // The directory Portico's nginx runs in (its `-p` prefix). Everything nginx
 // reads or writes lives here, so it never touches the system nginx's files
 // (/etc/nginx, /run/nginx.pid, /var/log/nginx, /var/lib/nginx).
-import { chmod, mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 /** nginx's five on-disk request buffers; the renderer points each `*_temp_path` at one. */
 export interface TempDirs {
@@ -36,7 +36,14 @@ export interface PrefixLayout {
   readonly temp: TempDirs;
   /** Certificates and keys, readable by Portico and the nginx master only (mode 0700). */
   readonly certificateDir: string;
+  /** The unix sockets nginx listens on; emptied before each master starts (see clearSocketDir). */
+  readonly socketDir: string;
+  /** The no-endpoints server's socket: the balancer's peer for a backend without endpoints (lua/README.md). */
+  readonly noEndpointsSocket: string;
 }
+
+/** sockaddr_un's sun_path holds 108 bytes, the terminating NUL included. */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 // Characters that would need escaping inside an nginx token, or that nginx
 // interpolates ($) or expands (include globs): a prefix never needs them.
@@ -48,6 +55,11 @@ export function prefixLayout(prefix: string): PrefixLayout {
   const conf = join(root, 'conf');
   const logs = join(root, 'logs');
   const tempDir = join(root, 'tmp');
+  const socketDir = join(root, 'run');
+  const noEndpointsSocket = join(socketDir, 'no-endpoints.sock');
+  if (Buffer.byteLength(noEndpointsSocket) > MAX_SOCKET_PATH_BYTES) {
+    throw new Error(`nginx prefix ${JSON.stringify(prefix)} is too long: its socket ${noEndpointsSocket} exceeds ${MAX_SOCKET_PATH_BYTES} bytes`);
+  }
   return {
     prefix: root,
     configFile: join(conf, 'nginx.conf'),
@@ -67,6 +79,8 @@ export function prefixLayout(prefix: string): PrefixLayout {
       scgi: join(tempDir, 'scgi'),
     },
     certificateDir: join(root, 'certs'),
+    socketDir,
+    noEndpointsSocket,
   };
 }
 
@@ -88,10 +102,48 @@ export async function createPrefixDirs(layout: PrefixLayout): Promise<void> {
     [join(layout.prefix, 'logs'), 0o755],
     [layout.tempDir, 0o755],
     [layout.certificateDir, 0o700],
+    // Workers connect to the sockets here (nginx makes each one 0666).
+    [layout.socketDir, 0o755],
   ];
   for (const [dir, mode] of modes) {
     await mkdir(dir, { recursive: true, mode });
     // mkdir's mode is filtered by the umask and ignored for existing folders (a mkdtemp prefix is 0700).
     await chmod(dir, mode);
   }
+  await requireTraversableParents(layout.prefix);
+}
+
+/**
+ * Started as root, nginx runs its workers as `nobody`, and they connect to
+ * the sockets in run/ (a backend without endpoints gets its 503 from one):
+ * every folder above the prefix must let others through. Otherwise such a
+ * request would fail with a 502, so refuse to start instead.
+ */
+async function requireTraversableParents(prefix: string): Promise<void> {
+  if (process.getuid?.() !== 0) return; // the workers run as this user
+  for (let dir = dirname(prefix); ; dir = dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(`nginx's workers (user nobody) cannot reach ${prefix}: ${dir} has mode ${(mode & 0o777).toString(8)}, ` +
+        'without search permission for others (chmod o+x it, or choose another --nginx-prefix)');
+    }
+    if (dir === dirname(dir)) return;
+  }
+}
+
+/**
+ * Removes the sockets a master left behind. nginx unlinks its unix sockets
+ * when it exits normally; one killed (SIGKILL, OOM) leaves them, and the next
+ * master then fails to bind ("Address already in use"). Call only while no
+ * master runs in this prefix.
+ */
+export async function clearSocketDir(layout: PrefixLayout): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(layout.socketDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for (const name of names) await rm(join(layout.socketDir, name), { force: true });
 }
