@@ -1,14 +1,26 @@
 -- Routes proxied requests to the endpoints the controller pushed, without
 -- reloading nginx. Hooks (see lua/README.md):
 --   init_by_lua:      require("portico.balancer").init({ status_port = N })
---   rewrite_by_lua:   require("portico.balancer").rewrite()   (after `set $proxy_upstream_name`)
 --   balancer_by_lua:  require("portico.balancer").balance()   (upstream upstream_balancer)
+--   rewrite_by_lua:   require("portico.balancer").rewrite()   (TLS and gRPC upstreams only)
 --   log_by_lua:       require("portico.balancer").log()       (ewma's latency feedback)
+--
+-- Everything is decided in the balancer phase, and a first attempt keeps no
+-- per-request state: a rewrite_by_lua hook (a coroutine) and ngx.ctx each cost
+-- every request about as much as the balancing itself. The one
+-- answer the balancer phase cannot give is a 503 (ngx_lua turns any exit
+-- there into a 500), so a backend without endpoints is proxied to the
+-- configuration's no-endpoints server, which answers 503. That server speaks
+-- plain HTTP/1.1; a location proxying with TLS or gRPC calls rewrite(), which
+-- answers the 503 itself.
 --
 -- Per request the only shared state touched is one shdict get of a number
 -- (backends_version), plus ewma's scores for ewma backends; the JSON is
 -- decoded once per worker per push.
 local ngx_balancer = require("ngx.balancer")
+local get_last_failure = ngx_balancer.get_last_failure
+local set_more_tries = ngx_balancer.set_more_tries
+local set_current_peer = ngx_balancer.set_current_peer
 local state = require("portico.state")
 local backends = require("portico.backends")
 local round_robin = require("portico.balancer.round_robin")
@@ -30,6 +42,7 @@ local error = error
 local string_find = string.find
 local string_lower = string.lower
 local string_gsub = string.gsub
+local string_gmatch = string.gmatch
 local math_random = math.random
 local math_randomseed = math.randomseed
 local pcall = pcall
@@ -289,19 +302,22 @@ local function set_alternative_upstream_name(name)
 end
 local warned_alternative = false
 
-function _M.rewrite()
+-- The balancer for a first attempt: the location's backend's, or its
+-- canary's; nil when the backend is unknown or has no usable endpoint.
+local function first_attempt_balancer()
   sync_backends()
   local name = ngx_var.proxy_upstream_name
   local balancer = balancers[name]
   if balancer == nil then
-    return ngx_exit(503) -- unknown backend, or none of its endpoints is usable
+    return nil
   end
   local policy = canaries[name]
   if policy ~= nil then
     local canary = canary_balancer(balancer, policy)
     if canary ~= nil then
       balancer = canary
-      -- For logs. Writing a variable no `set` declares raises an error: routing must not depend on it.
+      -- For logs, and for retries to stay on the canary. Writing a variable no
+      -- `set` declares raises an error: routing must not depend on it.
       local ok, err = pcall(set_alternative_upstream_name, policy.backend)
       if not ok and not warned_alternative then
         warned_alternative = true
@@ -310,54 +326,102 @@ function _M.rewrite()
       end
     end
   end
-  local ctx = ngx.ctx
-  ctx.portico_balancer = balancer
-  ctx.portico_peer = balancer:balance()
+  return balancer
 end
 
--- With proxy_next_upstream_tries 0 (unlimited), granting a try per attempt
--- would retry a backend whose endpoints all refuse until
--- proxy_next_upstream_timeout, by default forever: stop granting here.
+-- Only where the upstream is TLS or gRPC, which the no-endpoints server does
+-- not speak: answer the 503 in the rewrite phase. The balancer chooses.
+function _M.rewrite()
+  sync_backends()
+  if balancers[ngx_var.proxy_upstream_name] == nil then
+    return ngx_exit(503) -- unknown backend, or none of its endpoints is usable
+  end
+end
+
+-- With proxy_next_upstream_tries 0 (unlimited), retrying a backend whose
+-- endpoints all refuse would go on until proxy_next_upstream_timeout, by
+-- default forever: at most this many attempts.
 local MAX_ATTEMPTS = 16
 
--- A retry: each algorithm prefers a peer this request has not tried (sticky
--- without changeOnFailure keeps the client's own).
-local function retry_peer(ctx, balancer)
-  local tried = ctx.portico_tried
-  if tried == nil then
-    tried = { [ctx.portico_peer] = true }
-    ctx.portico_tried = tried
+-- "10.0.0.1:80, 10.0.0.2:80 : unix:/x" -> { ["10.0.0.1:80"] = true, ... }:
+-- the peers nginx connected to for this request ($upstream_addr; " : "
+-- separates internal redirects, whose peers count too).
+local function tried_keys()
+  local keys = {}
+  local addresses = ngx_var.upstream_addr
+  if addresses ~= nil then
+    for address in string_gmatch(addresses, "[^%s,]+") do
+      keys[address] = true
+    end
   end
-  local peer = balancer:balance(tried)
-  tried[peer] = true
-  return peer
+  return keys
+end
+
+-- A retry (proxy_next_upstream). The first attempt kept no state (ngx.ctx
+-- costs every request about as much as the rest of the balancer): the
+-- backend is the one $proxy_alternative_upstream_name names, else the
+-- location's, and the peers tried are those in $upstream_addr. Each
+-- algorithm then prefers a peer not tried yet (sticky without
+-- changeOnFailure keeps the client's own).
+local function retry()
+  local name = ngx_var.proxy_upstream_name
+  local policy = canaries[name]
+  if policy ~= nil and ngx_var.proxy_alternative_upstream_name == policy.backend then
+    name = policy.backend
+  end
+  local balancer = balancers[name]
+  if balancer == nil then
+    return nil -- the no-endpoints server failed, or a push took the backend away
+  end
+  local keys = tried_keys()
+  local tried = {}
+  for _, peer in ipairs(synced_endpoints[name]) do
+    if keys[peer.key] then
+      tried[peer] = true
+    end
+  end
+  return balancer:balance(tried)
+end
+
+-- The no-endpoints server's address, from the variable nginx.conf maps it to
+-- (read once per worker, on the first request that needs it).
+local no_endpoints_peer = nil
+
+local function set_no_endpoints_peer()
+  if no_endpoints_peer == nil then
+    no_endpoints_peer = ngx_var.portico_no_endpoints_peer
+    if no_endpoints_peer == nil then
+      ngx_log(ERR, "nginx.conf maps no $portico_no_endpoints_peer: a backend without endpoints answers 500")
+      return ngx_exit(ngx.ERROR)
+    end
+  end
+  local ok, err = ngx_balancer.set_current_peer(no_endpoints_peer)
+  if not ok then
+    ngx_log(ERR, "cannot use the no-endpoints server ", no_endpoints_peer, ": ", err)
+    return ngx_exit(ngx.ERROR)
+  end
 end
 
 function _M.balance()
-  local ctx = ngx.ctx
-  local balancer = ctx.portico_balancer
-  if balancer == nil then
-    ngx_log(ERR, "upstream_balancer used without portico.balancer.rewrite() in the location (upstream \"",
-      tostring(ngx_var.proxy_upstream_name), "\")")
-    return ngx_exit(ngx.ERROR)
-  end
-  local attempts = (ctx.portico_attempts or 0) + 1
-  ctx.portico_attempts = attempts
-  local peer = ctx.portico_peer
-  -- A first attempt has no failure to ask about (one FFI call less per request).
-  if attempts > 1 and ngx_balancer.get_last_failure() ~= nil then -- a proxy_next_upstream retry
-    peer = retry_peer(ctx, balancer)
-    ctx.portico_peer = peer
-  end
-  -- One more try per attempt, as ingress-nginx: the location's
-  -- proxy_next_upstream_tries (ingress-nginx default 3) bounds the retries.
-  if attempts < MAX_ATTEMPTS then
-    local ok, err = ngx_balancer.set_more_tries(1)
+  local peer
+  if get_last_failure() == nil then
+    local balancer = first_attempt_balancer()
+    if balancer == nil then
+      return set_no_endpoints_peer() -- unknown backend, or none of its endpoints is usable: 503
+    end
+    peer = balancer:balance()
+    -- The location's proxy_next_upstream_tries (ingress-nginx default 3) bounds the retries.
+    local ok, err = set_more_tries(MAX_ATTEMPTS - 1)
     if not ok then
       ngx_log(ERR, "set_more_tries: ", err)
     end
+  else
+    peer = retry()
+    if peer == nil then
+      return ngx_exit(ngx.ERROR)
+    end
   end
-  local ok, err = ngx_balancer.set_current_peer(peer.host, peer.port)
+  local ok, err = set_current_peer(peer.host, peer.port)
   if not ok then
     ngx_log(ERR, "backend upstream \"", tostring(ngx_var.proxy_upstream_name), "\": cannot use peer ",
       peer.host, ":", peer.port, ": ", err)
@@ -365,12 +429,10 @@ function _M.balance()
   end
 end
 
--- log_by_lua: lets the request's balancer learn from it (ewma latencies).
+-- log_by_lua: ewma learns the latencies of the attempts it chose (ewma keeps
+-- them in ngx.ctx; for any other algorithm this returns at once).
 function _M.log()
-  local balancer = ngx.ctx.portico_balancer
-  if balancer ~= nil and balancer.after_balance ~= nil then
-    balancer:after_balance()
-  end
+  ewma.after_balance()
 end
 
 return _M

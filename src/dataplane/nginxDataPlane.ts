@@ -118,6 +118,7 @@ export class NginxDataPlane implements DataPlane {
         accessLog: this.options.accessLog ?? layout.accessLog,
         temp: layout.temp,
         fakeCertificate: await ensureFakeCertificate(layout.certificateDir),
+        noEndpointsSocket: layout.noEndpointsSocket,
       },
     });
     await this.nginx.start(renderNginxConf(configuration, context));

@@ -418,6 +418,27 @@ test('canary by weight: 50 of 100 splits 200 requests within 80–120 each; 0 an
   assert.deepEqual([...(await spread('/to/prim/', 10))], [[instanceOf(1), 10]], 'weightTotal is the denominator');
 });
 
+test('canary: a retry stays on the side the weight chose (the canary\'s refusing endpoint is retried within the canary)', options, async () => {
+  await push([
+    { name: 'prim', endpoints: endpoints(0), canary: { backend: 'can', weight: 50 } },
+    { name: 'can', endpoints: [deadEndpoint, endpoint(1)] },
+  ]);
+  let canaryRetries = 0;
+  for (let i = 0; i < 60; i++) {
+    const attemptsBefore = deadAttempts('/to/prim/');
+    const result = await get('/to/prim/');
+    assert.equal(result.status, 200, `request ${i}`);
+    const onCanary = result.headers['x-alternative'] === 'can';
+    assert.equal(echoed(result).instance, instanceOf(onCanary ? 1 : 0), `request ${i}: answered by the side it was routed to`);
+    if (deadAttempts('/to/prim/') > attemptsBefore) {
+      assert.ok(onCanary, `request ${i}: only the canary has the refusing endpoint`);
+      canaryRetries++;
+    }
+  }
+  // About 60 × 1/2 × 1/2 = 15 retries; none at all is a chance of 0.75^60.
+  assert.ok(canaryRetries > 0, 'some requests were retried after the refusing endpoint');
+});
+
 test('canary by header: always / never; value; pattern; then cookie always / never', options, async () => {
   await push(primaryAndCanary({ header: 'X-Canary', weight: 0 }));
   assert.equal(await instanceFor('/to/prim/', { 'x-canary': 'always' }), instanceOf(1));

@@ -131,9 +131,18 @@ test('a backend without endpoints and an unknown backend answer 503', options, a
     { name: 'rr', endpoints: [endpointOf(echo(0))] },
   ]);
   assert.equal(pushed.status, 201, pushed.body);
-  assert.equal(await statusOf('/to/empty/'), 503);
-  assert.equal(await statusOf('/to/not-pushed/'), 503);
+  for (const path of ['/to/empty/', '/to/not-pushed/']) {
+    // The balancer phase cannot answer 503 itself: the no-endpoints server does.
+    const answer = await httpGet({ port: nginx.ports.http, path });
+    assert.equal(answer.status, 503, path);
+    assert.match(String(answer.headers['x-upstream-addr']), /^unix:.*\/run\/no-endpoints\.sock$/, path);
+    // With the rewrite hook (TLS and gRPC upstreams), Lua answers before any upstream.
+    const early = await httpGet({ port: nginx.ports.http, path: path.replace('/to/', '/rewrite-hook/') });
+    assert.equal(early.status, 503, path);
+    assert.equal(early.headers['x-upstream-addr'], undefined, path);
+  }
   assert.equal(await statusOf('/to/rr/'), 200);
+  assert.deepEqual([...(await spread('/rewrite-hook/rr/', 4))], [[instanceOf(0), 4]]);
   // A backend that disappears from the document disappears from routing.
   assert.equal(await statusOf('/'), 503);
 });

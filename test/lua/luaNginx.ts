@@ -38,7 +38,8 @@ export interface LuaNginxPorts {
   /**
    * Proxied through Lua: `/` → DEFAULT_LOCATION_BACKEND, `/to/<backend>/...` → <backend>
    * (`/unlimited-retries/<backend>/...` the same with proxy_next_upstream_tries 0;
-   * `/preset-cookie/<backend>/...` the same with a `preset=1` Set-Cookie set before the balancer's);
+   * `/preset-cookie/<backend>/...` the same with a `preset=1` Set-Cookie set before the balancer's;
+   * `/rewrite-hook/<backend>/...` the same with the rewrite hook of TLS and gRPC upstreams);
    * `/static/` → the static upstream; `/lua-unit?key=abc` → the Lua unit tests;
    * `/ewma-state?peer=<host:port>` → ewma's shared-dict entries for an endpoint (JSON).
    * Proxied responses carry `X-Alternative: $proxy_alternative_upstream_name` and `X-Upstream-Addr`.
@@ -127,6 +128,13 @@ http {
     balancer_by_lua_block { require("portico.balancer").balance() }
     keepalive 32;
   }
+  map "" $portico_no_endpoints_peer {
+    default unix:${prefix}/run/no-endpoints.sock;
+  }
+  server {
+    listen unix:${prefix}/run/no-endpoints.sock;
+    location / { return 503; }
+  }
   upstream static_upstream {
     server ${staticUpstream.address}:${staticUpstream.port};
     keepalive 32;
@@ -148,7 +156,6 @@ http {
     location / {
       set $proxy_upstream_name "${DEFAULT_LOCATION_BACKEND}";
       ${balanced('/')}
-      rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
       proxy_pass http://upstream_balancer;
@@ -156,7 +163,6 @@ http {
     location ~ ^/to/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
       ${balanced('/to')}
-      rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
       proxy_pass http://upstream_balancer;
@@ -164,7 +170,6 @@ http {
     location ~ ^/unlimited-retries/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
       ${balanced('/unlimited-retries')}
-      rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 0;
       proxy_pass http://upstream_balancer;
@@ -172,10 +177,15 @@ http {
     location ~ ^/preset-cookie/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
       ${balanced('/preset-cookie')}
-      rewrite_by_lua_block {
-        ngx.header["Set-Cookie"] = "preset=1; Path=/"
-        require("portico.balancer").rewrite()
-      }
+      rewrite_by_lua_block { ngx.header["Set-Cookie"] = "preset=1; Path=/" }
+      ${proxied}
+      proxy_next_upstream_tries 3;
+      proxy_pass http://upstream_balancer;
+    }
+    location ~ ^/rewrite-hook/(?<backend_name>[^/]+) {
+      set $proxy_upstream_name $backend_name;
+      ${balanced('/rewrite-hook')}
+      rewrite_by_lua_block { require("portico.balancer").rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
       proxy_pass http://upstream_balancer;
@@ -229,7 +239,7 @@ export async function startLuaNginx(options: LuaNginxOptions = {}): Promise<Runn
   const prefix = await mkdtemp(join(tmpdir(), 'portico-lua-'));
   // Workers run as nobody when the test runs as root: they must reach tmp/.
   await chmod(prefix, 0o755);
-  for (const dir of ['logs', 'tmp', 'certs']) await mkdir(join(prefix, dir), { mode: 0o755 });
+  for (const dir of ['logs', 'tmp', 'certs', 'run']) await mkdir(join(prefix, dir), { mode: 0o755 });
   const fake = await selfSignedCertificate(join(prefix, 'certs'), 'fake', ['ingress.local']);
 
   const [status = 0, http = 0, https = 0, cheapBackend = 0] = await freeLoopbackPorts(4);

@@ -1,6 +1,6 @@
 // A quick, bounded comparison (the real benchmark is bench/proxyThroughput.ts):
 // requests/s and nginx worker CPU per request through the Lua balancer
-// (rewrite_by_lua + balancer_by_lua) against a plain `upstream` block, both
+// (balancer_by_lua) against a plain `upstream` block, both
 // to the same `return 200` backend inside the same nginx. Figures are printed
 // as test diagnostics; only correctness is asserted, never speed.
 import { after, before, test } from 'node:test';

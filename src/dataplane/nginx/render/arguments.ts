@@ -103,6 +103,11 @@ export function filePath(value: string): Argument {
   return quoted(checkedFilePath(value));
 }
 
+/** `unix:<path>`: a unix socket, for `listen` and for the address a balancer connects to. */
+export function unixSocket(path: string): Argument {
+  return quoted(`unix:${checkedFilePath(path)}`);
+}
+
 function checkedFilePath(value: string): string {
   if (value === '' || /[$*?[\x00-\x1f\x7f]/.test(value)) throw new Error(`unsupported file path for nginx: ${describeValue(value)}`);
   return value;

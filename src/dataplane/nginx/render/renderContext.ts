@@ -38,6 +38,8 @@ export interface RenderPaths {
    */
   readonly fakeCertificate: string;
   readonly mimeTypes: string;
+  /** The unix socket of the server answering 503 for a backend without endpoints (lua/README.md). */
+  readonly noEndpointsSocket: string;
 }
 
 /** Where lua/portico/monitor.lua sends request records (--enable-metrics). */
@@ -102,6 +104,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       },
       fakeCertificate: under('fake-certificate.pem'),
       mimeTypes: '/etc/nginx/mime.types',
+      noEndpointsSocket: under('run', 'no-endpoints.sock'),
       ...options.paths,
     },
     workerUser: options.workerUser,

@@ -1,7 +1,7 @@
 // The `location` blocks of one server, in the model's order (regex locations
 // are first-match), and what each does: access rules, the HTTPS redirect,
-// then 404 without a backend, else rewrite + proxy through the Lua balancer
-// (which answers 503 for a backend it does not know or that has no endpoint).
+// then 404 without a backend, else proxy through the Lua balancer (which
+// answers 503 for a backend it does not know or that has no endpoint).
 import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import {
@@ -137,17 +137,21 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
 const NEXT_UPSTREAM = ['error', 'timeout'] as const;
 const NEXT_UPSTREAM_TRIES = 3;
 
-/** `backend` is undefined for a name the model does not list: Lua answers 503 for it. */
+/** `backend` is undefined for a name the model does not list: the balancer answers 503 for it. */
 function renderProxy(body: ConfigBuilder, location: Location, backend: Backend | undefined, scope: RenderScope): void {
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
-  // The rewrite module's directives (the redirect above, this rewrite) run before rewrite_by_lua in the rewrite phase.
+  // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
   }
   const canary = backend?.canary === undefined ? undefined : scope.backends.get(backend.canary.backend);
-  renderBalancerHooks(body, needsBalancerFeedback([backend, canary]), monitorLogCalls(scope.context));
+  renderBalancerHooks(body, {
+    plainHttpUpstream: scheme === 'http',
+    balancerFeedback: needsBalancerFeedback([backend, canary]),
+    logCalls: monitorLogCalls(scope.context),
+  });
   body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
   body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
   body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));

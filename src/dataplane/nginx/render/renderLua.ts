@@ -5,7 +5,7 @@
 import { posix } from 'node:path';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import type { Backend } from '../../../model/types.js';
-import { filePath, literal, luaPackagePath, raw } from './arguments.js';
+import { filePath, literal, luaPackagePath, raw, unixSocket } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaCall, luaRequire, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
@@ -13,6 +13,9 @@ import { monitorInitCalls } from './renderMonitor.js';
 
 /** The upstream every proxied location passes to; Lua picks each peer. */
 export const BALANCER_UPSTREAM = 'upstream_balancer';
+
+/** Where lua/portico/balancer.lua reads the no-endpoints server's address. */
+const NO_ENDPOINTS_PEER_VARIABLE = '$portico_no_endpoints_peer';
 
 const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
 
@@ -80,18 +83,50 @@ export function needsBalancerFeedback(backends: ReadonlyArray<Backend | undefine
   );
 }
 
+/** How a proxied location reaches its backend, as far as its Lua hooks care. */
+export interface BalancerHooks {
+  /**
+   * The upstream is plain HTTP/1.1: the balancer itself sends a backend without
+   * endpoints to the no-endpoints server. Otherwise (TLS, gRPC) a rewrite hook
+   * answers that 503, at the price of a Lua coroutine per request.
+   */
+  readonly plainHttpUpstream: boolean;
+  /** ewma's feedback in the log phase (needsBalancerFeedback). */
+  readonly balancerFeedback: boolean;
+  /** The request metrics' calls (renderMonitor.ts). */
+  readonly logCalls: readonly LuaCall[];
+}
+
 /**
- * In a proxied location, after `set $proxy_upstream_name`: the backend's
- * balancer (canary, affinity, or 503 when it has no endpoint), and its log
- * phase: ewma's feedback where `balancerFeedback`, then `logCalls` (the
- * request metrics'), in the one log_by_lua_block nginx allows per location.
- * With none of them the location gets no log_by_lua_block: even an empty
- * one costs every request.
+ * In a proxied location, after `set $proxy_upstream_name`: the rewrite hook
+ * where the upstream needs it, and the log phase: ewma's feedback, then the
+ * request metrics, in the one log_by_lua_block nginx allows per location.
+ * Without either the location gets no log_by_lua_block: even an empty one
+ * costs every request.
  */
-export function renderBalancerHooks(location: ConfigBuilder, balancerFeedback: boolean, logCalls: readonly LuaCall[] = []): void {
-  location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
-  const log = [...(balancerFeedback ? [LuaHook.log] : []), ...logCalls];
+export function renderBalancerHooks(location: ConfigBuilder, hooks: BalancerHooks): void {
+  if (!hooks.plainHttpUpstream) location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
+  const log = [...(hooks.balancerFeedback ? [LuaHook.log] : []), ...hooks.logCalls];
   if (log.length > 0) location.luaBlock('log_by_lua_block', ...log);
+}
+
+/**
+ * The balancer's peer for a backend without endpoints (ngx_lua cannot answer
+ * 503 from the balancer phase): a server on a unix socket that answers 503 to
+ * anything, and the variable that tells the balancer its address.
+ */
+export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderContext): void {
+  http.block('map', [literal(''), raw.variable(NO_ENDPOINTS_PEER_VARIABLE)], (map) => {
+    map.entry(raw.keyword('default'), unixSocket(context.paths.noEndpointsSocket));
+  });
+  http.block('server', [], (server) => {
+    server.directive('listen', unixSocket(context.paths.noEndpointsSocket));
+    // The proxying location logs the request, with its backend's name.
+    server.directive('access_log', raw.keyword('off'));
+    server.block('location', [literal('/')], (location) => {
+      location.directive('return', raw.integer(503));
+    });
+  });
 }
 
 /** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */

@@ -9,7 +9,7 @@ import { filePath, literal, raw, type Argument } from './arguments.js';
 import { ConfigBuilder, serializeConfig, type ConfigNode } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
-import { renderBalancerUpstream, renderLuaModules, renderLuaSettings } from './renderLua.js';
+import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { createRenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
 
@@ -40,6 +40,7 @@ export function buildNginxConf(configuration: Configuration, context: RenderCont
     renderHttpSettings(http, configuration, context);
     renderBalancerUpstream(http, settings);
     renderServers(http, scope);
+    renderNoEndpointsServer(http, context);
   });
   return root.nodes;
 }

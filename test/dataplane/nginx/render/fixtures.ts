@@ -98,13 +98,15 @@ export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & 
   };
 }
 
-/** The Lua hook of every proxied location: the balancer. */
-export const BALANCER_HOOKS = [
-  ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
-];
+/** The Lua hooks of a proxied location with a plain HTTP upstream: none, the balancer phase does everything. */
+export const BALANCER_HOOKS = [];
 
 /** ... and where the backend or its canary uses ewma, its response times in the log phase. */
 export const EWMA_BALANCER_HOOKS = [
-  ...BALANCER_HOOKS,
   ['log_by_lua_block', 'require("portico.balancer").log()'],
+];
+
+/** With a TLS or gRPC upstream, which the no-endpoints server does not speak, Lua answers 503 in the rewrite phase. */
+export const REWRITE_BALANCER_HOOKS = [
+  ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
 ];

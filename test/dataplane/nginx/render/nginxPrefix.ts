@@ -63,7 +63,7 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
   await chmod(dir, 0o755);
   const inPrefix = (path: string): string => join(dir, path);
   const { paths } = context;
-  for (const file of [paths.errorLog, paths.accessLog, ...Object.values(paths.temp), paths.fakeCertificate]) {
+  for (const file of [paths.errorLog, paths.accessLog, ...Object.values(paths.temp), paths.fakeCertificate, paths.noEndpointsSocket]) {
     await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });
@@ -81,7 +81,8 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
 export async function nginxSyntaxCheck(conf: string, context: RenderContext): Promise<string> {
   const prefix = await createNginxPrefix(conf, context);
   try {
-    const { stdout, stderr } = await run(NGINX_BINARY, ['-t', ...prefix.args], { timeout: 30_000 });
+    // `-t` binds unix sockets too, and resolves a relative socket path against the working directory.
+    const { stdout, stderr } = await run(NGINX_BINARY, ['-t', ...prefix.args], { timeout: 30_000, cwd: prefix.dir });
     return stdout + stderr;
   } catch (error) {
     const { stderr = '' } = error as { stderr?: string };

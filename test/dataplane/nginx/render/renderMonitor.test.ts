@@ -37,11 +37,9 @@ describe('monitor hook', () => {
   test('every proxied location logs through the monitor, after ewma\'s balancer call, in one log_by_lua_block; a 404 location does not', () => {
     const host = serverNamed(parsed(MONITOR), 'a.example.com');
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [
-      ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
       ['log_by_lua_block', 'require("portico.monitor").call()'],
     ]);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), [
-      ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
       ['log_by_lua_block', 'require("portico.balancer").log()', 'require("portico.monitor").call()'],
     ]);
     assert.deepEqual(luaBlocks([locationOf(host, '/')]), []);

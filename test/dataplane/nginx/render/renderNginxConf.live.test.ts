@@ -4,6 +4,9 @@
 // spec wants, the request passed unchanged, redirects, HSTS, certificates by
 // SNI, 404/503, the status server, and an endpoint change without a reload.
 import assert from 'node:assert/strict';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -82,12 +85,16 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
   let config: Configuration;
   let prefix: NginxPrefix;
   let nginx: GuardedProcess;
+  // nginx resolves a unix socket's path against its working directory, not its prefix: give it an absolute one.
+  let socketDir: string;
 
   before(async () => {
+    socketDir = await mkdtemp(join(tmpdir(), 'portico-render-sockets-'));
+    await chmod(socketDir, 0o755); // workers (nobody) connect to the no-endpoints server
     web = await startEchoServer({ service: 'web', instance: 'web-1', host: '127.0.0.1', port: 0 });
     api = await startEchoServer({ service: 'api', instance: 'api-1', host: '127.0.0.1', port: 0 });
     const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
-    context = testContext({ ports: { http, https, defaultServer, status } });
+    context = testContext({ ports: { http, https, defaultServer, status }, paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock') } });
     config = liveConfiguration(web.port, api.port, await selfSignedCertificate('secure.example.com'));
     prefix = await createNginxPrefix(renderNginxConf(config, context), context);
     nginx = await spawnGuarded('nginx', NGINX_BINARY, prefix.args, `${prefix.dir}/nginx.out`);
@@ -102,6 +109,7 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     await web?.close();
     await api?.close();
     await prefix?.remove();
+    if (socketDir !== undefined) await rm(socketDir, { recursive: true, force: true });
   });
 
   test('prefix and exact paths as the Ingress spec says', async () => {

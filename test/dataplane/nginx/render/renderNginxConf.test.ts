@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { createRenderContext, DEFAULT_LIVE_STATE_MEMORY, DEFAULT_MODULES_DIR } from '../../../../src/dataplane/nginx/render/renderContext.js';
 import type { Configuration, Endpoint, Server } from '../../../../src/model/types.js';
-import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS, EWMA_BALANCER_HOOKS } from './fixtures.js';
+import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS, EWMA_BALANCER_HOOKS, REWRITE_BALANCER_HOOKS } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, only, serverNamed, servers } from './parsedTree.js';
 
@@ -282,8 +282,8 @@ describe('locations', () => {
     ], true);
     const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
     const order = (root.children ?? []).map((directive) => directive.name)
-      .filter((name) => ['set', 'if', 'rewrite', 'rewrite_by_lua_block', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass'].includes(name));
-    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'rewrite_by_lua_block', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass']);
+      .filter((name) => ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass'].includes(name));
+    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass']);
     assert.deepEqual(luaBlocks([root]), BALANCER_HOOKS);
     assert.deepEqual(argsOf(root, 'proxy_next_upstream'), [['error', 'timeout']]);
     assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
@@ -349,10 +349,31 @@ describe('locations', () => {
     assert.deepEqual(argsOf(grpc, 'grpc_connect_timeout'), [['7s']]);
     assert.deepEqual(argsOf(grpc, 'grpc_next_upstream'), [['error', 'timeout']]);
     assert.deepEqual(argsOf(grpc, 'grpc_next_upstream_tries'), [['3']]);
-    assert.deepEqual(luaBlocks([grpc]), BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([grpc]), REWRITE_BALANCER_HOOKS);
     assert.deepEqual(argsOf(grpc, 'proxy_pass'), []);
     assert.deepEqual(argsOf(grpc, 'proxy_next_upstream'), []);
     assert.ok(argsOf(grpc, 'grpc_set_header').every(([name]) => name !== 'Connection' && name !== 'Upgrade'));
+  });
+
+  test('the rewrite hook only where the upstream is TLS or gRPC; the no-endpoints server answers 503 for plain HTTP', () => {
+    const config = hostConfig('a.example.com', [
+      location('/', 'prefix', web.name),
+      location('/tls', 'exact', web.name, { annotations: { backendProtocol: 'HTTPS' } }),
+      location('/grpc', 'exact', web.name, { annotations: { backendProtocol: 'GRPC' } }),
+    ]);
+    const tree = parsed(config);
+    const host = serverNamed(tree, 'a.example.com');
+    assert.deepEqual(luaBlocks([locationOf(host, '/')]), BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/tls')]), REWRITE_BALANCER_HOOKS);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/grpc')]), REWRITE_BALANCER_HOOKS);
+
+    const http = only(tree, 'http').children ?? [];
+    const peer = named(http, 'map').find((map) => map.args[1] === '$portico_no_endpoints_peer');
+    assert.deepEqual(peer?.args, ['', '$portico_no_endpoints_peer']);
+    assert.deepEqual(argsOf(peer!, 'default'), [['unix:run/no-endpoints.sock']]);
+    const noEndpoints = named(http, 'server').filter((block) => argsOf(block, 'listen').some(([address]) => address === 'unix:run/no-endpoints.sock'));
+    assert.equal(noEndpoints.length, 1);
+    assert.deepEqual(argsOf(locationOf(noEndpoints[0]!, '/'), 'return'), [['503']]);
   });
 
   test('compute-full-forwarded-for appends to the named header', () => {
