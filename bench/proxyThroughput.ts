@@ -14,6 +14,16 @@
  * Portico runs as users run it, in manifest mode (an EndpointSlice names the
  * loopback backend), with `worker-processes: 1` from its ConfigMap.
  *
+ * Beside each pair run two variants of Portico's own nginx.conf
+ * (support/porticoConfVariant.ts): the same file with a static `upstream`, and
+ * with a balancer_by_lua that only sets one constant peer. Everything else a
+ * request goes through is Portico's (ingress-nginx's headers, X-Request-ID,
+ * variables, log line), so they split the difference: the static variant
+ * against the hand-written proxy is the cost of that compatibility; the
+ * constant-peer variant against the static one is the floor of any
+ * balancer_by_lua balancing; Portico against the constant-peer variant is
+ * Portico's own Lua.
+ *
  * Every proxy is pinned to CPU 0, the backend and the load generator to CPU
  * 1, so each proxy's CPU time is its own. The backend is an nginx answering
  * `return 200` with a fixed body: it does far less per request than a proxy,
@@ -42,6 +52,7 @@ import { httpGet } from '../test/support/httpGet.js';
 import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
+import { porticoConfVariant, type BalancerVariant } from './support/porticoConfVariant.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -96,12 +107,20 @@ const LOGGINGS: readonly Logging[] = [
   { name: 'no access log', accessLog: false, configMap: { 'disable-access-log': 'true' } },
 ];
 
-/** One pair: the hand-written static upstream and Portico, logging alike. */
+/**
+ * The hand-written static upstream and Portico, logging alike; with the access
+ * log also Portico's own nginx.conf with only its balancer swapped (the
+ * variants), which separates what balancer_by_lua costs from what Portico's
+ * Lua and its ingress-nginx headers cost.
+ */
 interface Comparison {
   readonly logging: Logging;
   readonly baseline: Proxy;
+  readonly variants: readonly Proxy[];
   readonly portico: Proxy;
 }
+
+const VARIANTS: readonly BalancerVariant[] = ['static upstream', 'constant Lua peer'];
 
 /** The backend's name in Portico (`<namespace>-<service>-<port>`), logged by both sides. */
 const BACKEND_NAME = 'default-backend-80';
@@ -128,9 +147,21 @@ async function main(): Promise<void> {
       cleanups.push(handWritten.stop);
       const portico = await startPorticoProxy(backendPort, logging);
       cleanups.push(portico.stop);
+      const variants: Proxy[] = [];
+      const conf = await readFile(prefixLayout(portico.process.prefix).configFile, 'utf8');
+      for (const variant of VARIANTS) {
+        const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
+        const variantPorts = { http, https, defaultServer, status, healthz: 0 };
+        const swapped = await startNginx((layout) => porticoConfVariant(
+          conf, { prefix: portico.process.prefix, ports: { ...portico.process.ports } },
+          { prefix: layout.prefix, ports: variantPorts }, variant, { address: '127.0.0.1', port: backendPort }));
+        cleanups.push(swapped.stop);
+        variants.push({ name: `Portico's nginx.conf, ${variant}, ${logging.name}`, port: http, masterPid: async () => requirePid(swapped.nginx.masterPid) });
+      }
       comparisons.push({
         logging,
         baseline: { name: `static upstream, ${logging.name}`, port, masterPid: async () => requirePid(handWritten.nginx.masterPid) },
+        variants,
         portico: {
           name: `Portico, ${logging.name}`,
           port: portico.process.ports.http,
@@ -138,7 +169,7 @@ async function main(): Promise<void> {
         },
       });
     }
-    const proxies = comparisons.flatMap(({ baseline, portico }) => [baseline, portico]);
+    const proxies = comparisons.flatMap(({ baseline, variants, portico }) => [baseline, ...variants, portico]);
     const backendPid = requirePid(backend.nginx.masterPid);
     await pin(await processTree(backendPid), LOAD_CPU);
 
@@ -449,16 +480,20 @@ function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<P
   const ratio = (a: number, b: number): string => figure(a / b, 2);
   printTable(
     ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
-    comparisons.flatMap(({ logging, baseline, portico }) => {
-      const [handWritten, ours] = [summary(baseline), summary(portico)];
+    comparisons.flatMap(({ logging, baseline, variants, portico }) => {
+      const handWritten = summary(baseline);
+      const measured = [...variants, portico].map((proxy) => ({ proxy, figures: summary(proxy) }));
+      const ratioRow = (name: string, ours: Summary, base: Summary): string[] => [
+        name, ratio(ours.requestsPerSecond, base.requestsPerSecond), ratio(ours.p50Ms, base.p50Ms), ratio(ours.p99Ms, base.p99Ms),
+        '', ratio(ours.proxyCpuMicrosecondsPerRequest, base.proxyCpuMicrosecondsPerRequest), '', '', '',
+      ];
+      const ours = measured.at(-1)!.figures;
+      const sameConfStatic = measured.find(({ proxy }) => proxy.name.includes(', static upstream,'))?.figures;
       return [
         row(baseline.name, handWritten),
-        row(portico.name, ours),
-        [
-          `Portico / static, ${logging.name}`,
-          ratio(ours.requestsPerSecond, handWritten.requestsPerSecond), ratio(ours.p50Ms, handWritten.p50Ms), ratio(ours.p99Ms, handWritten.p99Ms),
-          '', ratio(ours.proxyCpuMicrosecondsPerRequest, handWritten.proxyCpuMicrosecondsPerRequest), '', '', '',
-        ],
+        ...measured.map(({ proxy, figures }) => row(proxy.name, figures)),
+        ...measured.map(({ proxy, figures }) => ratioRow(`${proxy.name} / hand-written static`, figures, handWritten)),
+        ...(sameConfStatic ? [ratioRow(`Portico / its nginx.conf with a static upstream, ${logging.name}`, ours, sameConfStatic)] : []),
       ];
     }),
   );
