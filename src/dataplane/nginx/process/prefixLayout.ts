@@ -114,17 +114,18 @@ export async function createPrefixDirs(layout: PrefixLayout): Promise<void> {
 }
 
 /**
- * Started as root, nginx runs its workers as `nobody`, and they connect to
- * the sockets in run/ (a backend without endpoints gets its 503 from one):
- * every folder above the prefix must let others through. Otherwise such a
- * request would fail with a 502, so refuse to start instead.
+ * Started as root, nginx runs its workers unprivileged (`nobody` by
+ * default), and they connect to the sockets in run/ (a backend without
+ * endpoints gets its 503 from one): every folder above the prefix must let
+ * others through. Otherwise such a request would fail with a 502, so refuse
+ * to start instead.
  */
 async function requireTraversableParents(prefix: string): Promise<void> {
   if (process.getuid?.() !== 0) return; // the workers run as this user
   for (let dir = dirname(prefix); ; dir = dirname(dir)) {
     const mode = (await stat(dir)).mode;
     if ((mode & 0o001) === 0) {
-      throw new Error(`nginx's workers (user nobody) cannot reach ${prefix}: ${dir} has mode ${(mode & 0o777).toString(8)}, ` +
+      throw new Error(`nginx's unprivileged workers cannot reach ${prefix}: ${dir} has mode ${(mode & 0o777).toString(8)}, ` +
         'without search permission for others (chmod o+x it, or choose another --nginx-prefix)');
     }
     if (dir === dirname(dir)) return;
