@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Ingress, Secret } from '../../src/kube/objects.js';
@@ -112,7 +112,9 @@ function tlsSecret(name: string, hosts: string[]): Secret {
     '-subj', `/CN=${hosts[0]}`, '-addext', `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`,
   ], { stdio: 'ignore' });
   const b64 = (file: string) => readFileSync(join(dir, file)).toString('base64');
-  return { metadata: { name, namespace: 'app' }, type: 'kubernetes.io/tls', data: { 'tls.crt': b64('c.pem'), 'tls.key': b64('k.pem') } };
+  const data = { 'tls.crt': b64('c.pem'), 'tls.key': b64('k.pem') };
+  rmSync(dir, { recursive: true, force: true });
+  return { metadata: { name, namespace: 'app' }, type: 'kubernetes.io/tls', data };
 }
 
 test('TLS: the oldest Ingress naming a host picks its certificate; SAN mismatch or a missing secret falls back to the default', () => {

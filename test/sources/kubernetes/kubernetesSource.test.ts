@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -264,7 +264,8 @@ describe('permissions', () => {
       contexts: [{ name, cluster: admin.getCurrentCluster()?.name ?? '', user: name }],
       currentContext: name,
     });
-    const kubeconfigPath = join(await mkdtemp(join(tmpdir(), 'portico-rbac-')), 'kubeconfig');
+    const kubeconfigDir = await mkdtemp(join(tmpdir(), 'portico-rbac-'));
+    const kubeconfigPath = join(kubeconfigDir, 'kubeconfig');
     await writeFile(kubeconfigPath, limited.exportConfig(), { mode: 0o600 });
 
     const cluster = await watchCluster(kubeconfigPath, { tuning: { backoff: { initialMs: 50, maxMs: 200 } } });
@@ -274,6 +275,7 @@ describe('permissions', () => {
       await cluster.stop();
       await rbac.deleteClusterRoleBinding({ name });
       await rbac.deleteClusterRole({ name });
+      await rm(kubeconfigDir, { recursive: true, force: true });
     }
   });
 });
