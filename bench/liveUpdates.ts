@@ -44,7 +44,7 @@ const REQUEST_TIMEOUT_MS = 1_000;
 const ROUTE_DEADLINE_MS = 30_000;
 const BURST_DEADLINE_MS = 60_000;
 const BURST_POLL_MS = 50;
-/** After the last switch or the burst is served, so trailing syncs reach the log. */
+/** Before the switches open their log window, and after the last switch or the burst is served, so trailing syncs reach the log. */
 const SETTLE_MS = 1_500;
 const IDLE_MARGIN_MS = 500;
 
@@ -140,6 +140,8 @@ async function endpointSwitches(cluster: E2eCluster, switches: number): Promise<
     body: ingress(cluster, service, { rules: [{ host, http: { paths: paths(['/', 'Prefix', service]) } }] }),
   });
   await firstAnswerFrom(cluster, host, `${service}-1`, performance.now() + ROUTE_DEADLINE_MS);
+  // The set-up's last syncs (the Service's, the EndpointSlice's) may still be under way: let them land before the window opens.
+  await sleep(SETTLE_MS);
 
   const logPath = cluster.portico.process.logPath;
   const logOffset = (await stat(logPath)).size;
