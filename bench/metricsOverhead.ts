@@ -18,7 +18,7 @@
  *    batches. Rounds alternate the order; medians are printed.
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +37,7 @@ import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
+import { CLOCK_TICKS_PER_SECOND, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -55,7 +56,6 @@ const BUCKETS = {
   length: [10, 20, 30, 40, 50, 60, 70, 80, 90, 100],
   size: [10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000],
 };
-const CLOCK_TICKS_PER_SECOND = 100;
 const LUA_DIR = fileURLToPath(new URL('../lua/', import.meta.url));
 
 function configuration(backendPort: number | undefined): Configuration {
@@ -209,23 +209,6 @@ interface Round {
   controllerMicrosecondsPerRequest: number;
 }
 
-/** Master and workers: their CPU ticks (user + system), from /proc/<pid>/stat. */
-async function treeTicks(masterPid: number): Promise<number> {
-  const children = (await readFile(`/proc/${masterPid}/task/${masterPid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
-  let ticks = 0;
-  for (const pid of [String(masterPid), ...children]) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const [utime = '0', stime = '0'] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13);
-    ticks += Number(utime) + Number(stime);
-  }
-  return ticks;
-}
-
-async function pinTree(masterPid: number, cpu: number): Promise<void> {
-  const children = (await readFile(`/proc/${masterPid}/task/${masterPid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
-  for (const pid of [String(masterPid), ...children]) await run('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), pid], { timeout: 10_000 });
-}
-
 async function wrkRequests(port: number, seconds: number): Promise<number> {
   const { stdout } = await run('taskset', ['--cpu-list', String(LOAD_CPU), 'wrk', '--threads', '1', '--connections', String(CONNECTIONS),
     '--duration', `${seconds}s`, '--header', `Host: ${HOST}`, `http://127.0.0.1:${port}/`], { timeout: (seconds + 30) * 1000 });
@@ -237,13 +220,14 @@ async function wrkRequests(port: number, seconds: number): Promise<number> {
 async function measure(proxy: Proxy, seconds: number): Promise<Round> {
   const pid = proxy.dataPlane.nginx.masterPid;
   if (pid === undefined) throw new Error(`${proxy.name}: nginx is not running`);
-  await pinTree(pid, PROXY_CPU);
-  const ticks = await treeTicks(pid);
+  const tree = await processTree(pid);
+  await pin(tree, PROXY_CPU);
+  const ticks = await cpuTicks(tree);
   const cpu = process.cpuUsage();
   const requests = await wrkRequests(proxy.port, seconds);
   await sleep(1500); // the last batch
   const controller = process.cpuUsage(cpu);
-  const nginxSeconds = ((await treeTicks(pid)) - ticks) / CLOCK_TICKS_PER_SECOND;
+  const nginxSeconds = ((await cpuTicks(tree)) - ticks) / CLOCK_TICKS_PER_SECOND;
   return {
     requestsPerSecond: requests / seconds,
     nginxMicrosecondsPerRequest: (nginxSeconds * 1e6) / requests,
@@ -287,7 +271,7 @@ async function main(): Promise<void> {
     };
     const backend = dataPlane('backend', 0);
     await backend.apply(configuration(undefined));
-    await pinTree(backend.nginx.masterPid!, LOAD_CPU);
+    await pin(await processTree(backend.nginx.masterPid!), LOAD_CPU);
     const backendPort = ports[2]!;
 
     const metrics = await PrometheusMetrics.start({

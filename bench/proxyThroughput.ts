@@ -36,7 +36,7 @@
  * order of the proxies; the medians over rounds are compared.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -53,6 +53,7 @@ import { startPortico, type PorticoProcess } from '../test/support/porticoProces
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
 import { porticoConfVariant, type BalancerVariant } from './support/porticoConfVariant.js';
+import { CLOCK_TICKS_PER_SECOND, cpuCounters, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -65,8 +66,6 @@ const WARM_UP_SECONDS = 2;
 const HOST = 'bench.local';
 const BACKEND_BODY = 'hello from the benchmark backend\n';
 const CONFIG_MAP = 'default/portico-bench';
-/** /proc/<pid>/stat counts CPU time in these (sysconf(_SC_CLK_TCK), 100 on Linux). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 interface LoadResult {
   requests: number;
@@ -342,61 +341,6 @@ async function startPorticoProxy(backendPort: number, logging: Logging): Promise
     throw new Error(`Portico does not proxy to the backend: ${(error as Error).message}\n${tail}`);
   }
   return { process: portico, stop };
-}
-
-// ---- processes: CPU pinning and CPU time ----
-
-async function readPidFile(path: string): Promise<number> {
-  const pid = Number((await readFile(path, 'utf8')).trim());
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`${path} holds no pid`);
-  return pid;
-}
-
-/** The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses). */
-async function statFields(pid: number): Promise<string[] | undefined> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined; // exited meanwhile
-  }
-}
-
-/** An nginx master and its workers (read again each round: a reload replaces the workers). */
-async function processTree(masterPid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const parent = (await statFields(Number(entry)))?.[1]; // field 4, ppid
-    if (parent === String(masterPid)) children.push(Number(entry));
-  }
-  return [masterPid, ...children];
-}
-
-async function pin(pids: readonly number[], cpu: number): Promise<void> {
-  for (const pid of pids) await run('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], { timeout: 10_000 });
-}
-
-/** Busy and total clock ticks of one CPU since boot, from /proc/stat. */
-async function cpuCounters(cpu: number): Promise<{ busy: number; total: number }> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n').find((entry) => entry.startsWith(`cpu${cpu} `));
-  if (line === undefined) throw new Error(`/proc/stat has no line for CPU ${cpu}`);
-  // user nice system idle iowait irq softirq steal (guest time is already in user)
-  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  const total = ticks.reduce((sum, value) => sum + value, 0);
-  return { busy: total - idle, total };
-}
-
-/** User + system CPU time of the processes, in clock ticks. */
-async function cpuTicks(pids: readonly number[]): Promise<number> {
-  let ticks = 0;
-  for (const pid of pids) {
-    const fields = await statFields(pid);
-    // Fields 14 and 15 (utime, stime), counted from 3 here.
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks;
 }
 
 // ---- load ----

@@ -57,7 +57,7 @@ local DEFAULT_ALGORITHM = "round_robin"
 -- The values of `loadBalance`. Each implementation has a name, settings(backend)
 -- (a string: a change recreates the object), new(backend), sync(backend)
 -- (new endpoints, same settings), balance(tried) -> peer, and optionally
--- is_affinitized() (sticky: canary routing) and after_balance() (ewma: log phase).
+-- is_affinitized() (sticky: canary routing). ewma's log phase is ewma.after_balance().
 local LOAD_BALANCE = {
   round_robin = round_robin,
   ewma = ewma,
@@ -395,7 +395,7 @@ local function set_no_endpoints_peer()
       return ngx_exit(ngx.ERROR)
     end
   end
-  local ok, err = ngx_balancer.set_current_peer(no_endpoints_peer)
+  local ok, err = set_current_peer(no_endpoints_peer)
   if not ok then
     ngx_log(ERR, "cannot use the no-endpoints server ", no_endpoints_peer, ": ", err)
     return ngx_exit(ngx.ERROR)
