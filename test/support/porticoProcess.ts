@@ -34,11 +34,30 @@ export interface StartPorticoOptions {
 }
 
 /**
+ * nginx could not bind a port this harness had found free: another process
+ * (often an outgoing connection, whose source port comes from the same
+ * ephemeral range as `listen(0)`'s ports) took it in between.
+ */
+const PORT_TAKEN = /bind\(\) to \S+ failed \(98: Address already in use\)/;
+/** Starts on other free ports after a PORT_TAKEN failure, this many times in all. */
+const START_ATTEMPTS = 3;
+
+/**
  * Starts Portico with `args` plus port flags, and waits until its health
  * endpoint says 200. `--post-shutdown-grace-period=0` unless `args` say
  * otherwise, so stop() does not wait out ingress-nginx's 10 s default.
  */
-export async function startPortico(args: readonly string[], { readyTimeoutMs = 30_000, env }: StartPorticoOptions = {}): Promise<PorticoProcess> {
+export async function startPortico(args: readonly string[], options: StartPorticoOptions = {}): Promise<PorticoProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(args, options);
+    } catch (error) {
+      if (attempt >= START_ATTEMPTS || !PORT_TAKEN.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(args: readonly string[], { readyTimeoutMs = 30_000, env }: StartPorticoOptions): Promise<PorticoProcess> {
   const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
   const ports = { http, https, defaultServer, status, healthz };
   const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
@@ -75,7 +94,7 @@ export async function startPortico(args: readonly string[], { readyTimeoutMs = 3
         const response = await httpGet({ port: healthz, path: '/healthz' });
         if (response.status !== 200) throw new Error(`healthz ${response.status}`);
       },
-      { timeoutMs: readyTimeoutMs, intervalMs: 100 },
+      { timeoutMs: readyTimeoutMs, intervalMs: 100, hopeless: () => child.hasExited() },
     );
   } catch (error) {
     const tail = child.logTail(40);
