@@ -8,7 +8,11 @@
 export type BalancerVariant =
   /** nginx's own round robin over one static `server` (no Lua in the balancer phase). */
   | 'static upstream'
-  /** balancer_by_lua that sets one constant peer: what the mechanism costs before any balancing logic. */
+  /**
+   * balancer_by_lua that sets one constant peer: what the mechanism costs before any balancing logic.
+   * It reaches ngx.balancer (loaded by portico.balancer in init_by_lua) as Portico's hooks reach their
+   * modules, through tables: calling `require` per request would add its own cost (luaCall.ts).
+   */
   | 'constant Lua peer';
 
 export interface PorticoConfLocation {
@@ -47,5 +51,5 @@ export function porticoConfVariant(
   const peer = `${backend.address}:${backend.port}`;
   return text.replace(balancer, (_, head: string, indent: string) => variant === 'static upstream'
     ? `${head}${indent}server ${peer};\n`
-    : `${head}${indent}server 0.0.0.1;\n${indent}balancer_by_lua_block {\n${indent}    require("ngx.balancer").set_current_peer("${backend.address}", ${backend.port})\n${indent}}\n`);
+    : `${head}${indent}server 0.0.0.1;\n${indent}balancer_by_lua_block {\n${indent}    package.loaded["ngx.balancer"].set_current_peer("${backend.address}", ${backend.port})\n${indent}}\n`);
 }

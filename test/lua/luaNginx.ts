@@ -83,7 +83,7 @@ export function luaNginxConf({ prefix, ports, staticUpstream, statusBodyBufferSi
       set $location_path "${locationPath}";
       add_header X-Alternative $proxy_alternative_upstream_name always;
       add_header X-Upstream-Addr $upstream_addr always;
-      log_by_lua_block { require("portico.balancer").log() }`;
+      log_by_lua_block { portico_balancer.log() }`;
   const proxied = `proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_next_upstream error timeout;
@@ -111,7 +111,7 @@ http {
     local globals = {}
     for name in pairs(_G) do globals[name] = true end
 
-    require("portico.balancer").init({ status_port = ${ports.status} })
+    require("portico.balancer")
     require("portico.configuration")
     require("portico.certificate")
     -- Loaded by the master (root), as Portico's own modules are: workers run as
@@ -121,11 +121,17 @@ http {
     for name in pairs(_G) do
       if not globals[name] then ngx.log(ngx.ERR, "portico test: global variable written at load: ", name) end
     end
+
+    -- As Portico's nginx.conf does (luaCall.ts): the hooks call through these globals.
+    portico_balancer = require("portico.balancer")
+    portico_configuration = require("portico.configuration")
+    portico_certificate = require("portico.certificate")
+    portico_balancer.init({ status_port = ${ports.status} })
   }
 
   upstream upstream_balancer {
     server 0.0.0.1; # placeholder: portico.balancer picks every peer
-    balancer_by_lua_block { require("portico.balancer").balance() }
+    balancer_by_lua_block { portico_balancer.balance() }
     keepalive 32;
   }
   map "" $portico_no_endpoints_peer {
@@ -145,9 +151,9 @@ http {
     access_log off;
     client_max_body_size 32m;
     client_body_buffer_size ${statusBodyBufferSize};
-    location = /configuration/backends { content_by_lua_block { require("portico.configuration").handle_backends() } }
-    location = /configuration/certificates { content_by_lua_block { require("portico.configuration").handle_certificates() } }
-    location = /is-dynamic-lb-initialized { content_by_lua_block { require("portico.configuration").handle_initialized() } }
+    location = /configuration/backends { content_by_lua_block { portico_configuration.handle_backends() } }
+    location = /configuration/certificates { content_by_lua_block { portico_configuration.handle_certificates() } }
+    location = /is-dynamic-lb-initialized { content_by_lua_block { portico_configuration.handle_initialized() } }
     location / { return 404; }
   }
 
@@ -185,7 +191,7 @@ http {
     location ~ ^/rewrite-hook/(?<backend_name>[^/]+) {
       set $proxy_upstream_name $backend_name;
       ${balanced('/rewrite-hook')}
-      rewrite_by_lua_block { require("portico.balancer").rewrite() }
+      rewrite_by_lua_block { portico_balancer.rewrite() }
       ${proxied}
       proxy_next_upstream_tries 3;
       proxy_pass http://upstream_balancer;
@@ -210,7 +216,7 @@ http {
     listen 127.0.0.1:${ports.https} ssl;
     ssl_certificate ${prefix}/certs/fake.crt;
     ssl_certificate_key ${prefix}/certs/fake.key;
-    ssl_certificate_by_lua_block { require("portico.certificate").call() }
+    ssl_certificate_by_lua_block { portico_certificate.call() }
     location / { return 200 "tls\\n"; }
   }
 

@@ -7,7 +7,7 @@ import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import type { Backend } from '../../../model/types.js';
 import { filePath, literal, luaPackagePath, raw, unixSocket } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { luaCall, luaRequire, type LuaCall } from './luaCall.js';
+import { luaBind, luaCall, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
 import { monitorInitCalls } from './renderMonitor.js';
 
@@ -25,12 +25,13 @@ const SHARED_DICT = 'portico_configuration';
 const EWMA_DICT = 'portico_balancer_ewma';
 const EWMA_DICT_SIZE = '10m';
 
-/** The Lua blocks' statements: constants, apart from the status port. */
+/** The Lua blocks' statements: constants, apart from the status port. init binds every module the hooks call. */
 const LuaHook = {
   init: (statusPort: number) => [
+    luaBind('portico.balancer'),
+    luaBind('portico.configuration'),
+    luaBind('portico.certificate'),
     luaCall('portico.balancer', 'init', { status_port: statusPort }),
-    luaRequire('portico.configuration'),
-    luaRequire('portico.certificate'),
   ],
   balance: luaCall('portico.balancer', 'balance'),
   rewrite: luaCall('portico.balancer', 'rewrite'),

@@ -2,7 +2,7 @@
 // where to send records in init_by_lua, and every proxied location calls it in
 // its log phase. nginx allows one log_by_lua_block per location, so these
 // calls join the balancer's in the same block (renderLua.ts).
-import { luaCall, type LuaCall } from './luaCall.js';
+import { luaBind, luaCall, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
 
 const MODULE = 'portico.monitor';
@@ -11,7 +11,7 @@ const MODULE = 'portico.monitor';
 export function monitorInitCalls(context: RenderContext): LuaCall[] {
   const { monitor } = context;
   if (!monitor) return [];
-  return [luaCall(MODULE, 'init', { port: monitor.port, token: monitor.token, max_batch_size: monitor.maxBatchSize })];
+  return [luaBind(MODULE), luaCall(MODULE, 'init', { port: monitor.port, token: monitor.token, max_batch_size: monitor.maxBatchSize })];
 }
 
 /** For a proxied location's log_by_lua_block: record the request. */

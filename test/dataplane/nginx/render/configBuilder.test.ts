@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { literal, raw, text, type Argument } from '../../../../src/dataplane/nginx/render/arguments.js';
 import { ConfigBuilder, serializeConfig } from '../../../../src/dataplane/nginx/render/configBuilder.js';
-import { LuaCall, luaCall, luaRequire } from '../../../../src/dataplane/nginx/render/luaCall.js';
+import { LuaCall, luaBind, luaCall } from '../../../../src/dataplane/nginx/render/luaCall.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
 
 test('serializes directives, blocks and map entries with indentation, one per line', () => {
@@ -77,26 +77,26 @@ test('a hostile value stays one argument of its directive', () => {
 test('a Lua block holds Portico\'s calls, one statement per line', () => {
   const root = new ConfigBuilder();
   root.block('http', [], (http) => {
-    http.luaBlock('init_by_lua_block', luaCall('portico.balancer', 'init', { status_port: 10246 }), luaRequire('portico.configuration'));
+    http.luaBlock('init_by_lua_block', luaBind('portico.balancer'), luaCall('portico.balancer', 'init', { status_port: 10246 }));
     http.block('location', [literal('/')], (location) => location.luaBlock('rewrite_by_lua_block', luaCall('portico.balancer', 'rewrite')));
   });
   const text = serializeConfig(root.nodes);
   assert.equal(text, [
     'http {',
     '    init_by_lua_block {',
-    '        require("portico.balancer").init({ status_port = 10246 })',
-    '        require("portico.configuration")',
+    '        portico_balancer = require("portico.balancer")',
+    '        portico_balancer.init({ status_port = 10246 })',
     '    }',
     '',
     '    location "/" {',
     '        rewrite_by_lua_block {',
-    '            require("portico.balancer").rewrite()',
+    '            portico_balancer.rewrite()',
     '        }',
     '    }',
     '}',
     '',
   ].join('\n'));
-  assert.deepEqual(parseNginxConf(text)[0]?.children?.[0]?.lua, ['require("portico.balancer").init({ status_port = 10246 })', 'require("portico.configuration")']);
+  assert.deepEqual(parseNginxConf(text)[0]?.children?.[0]?.lua, ['portico_balancer = require("portico.balancer")', 'portico_balancer.init({ status_port = 10246 })']);
 });
 
 test('Lua blocks take only LuaCalls of identifiers and integers', () => {
@@ -105,7 +105,7 @@ test('Lua blocks take only LuaCalls of identifiers and integers', () => {
   assert.throws(() => builder.luaBlock('rewrite', luaCall('portico.balancer', 'rewrite')), /not a Lua block directive/);
   assert.throws(() => builder.luaBlock('rewrite_by_lua_block', 'os.execute("id")' as unknown as LuaCall), /LuaCalls/);
   for (const module of ['portico', 'os', 'portico.x"', 'portico.a;os', 'portico.A']) {
-    assert.throws(() => luaRequire(module), /invalid Lua module/, module);
+    assert.throws(() => luaBind(module), /invalid Lua module/, module);
     assert.throws(() => luaCall(module, 'f'), /invalid Lua call/, module);
   }
   assert.throws(() => luaCall('portico.balancer', 'f()'), /invalid Lua call/);

@@ -103,10 +103,10 @@ export const BALANCER_HOOKS = [];
 
 /** ... and where the backend or its canary uses ewma, its response times in the log phase. */
 export const EWMA_BALANCER_HOOKS = [
-  ['log_by_lua_block', 'require("portico.balancer").log()'],
+  ['log_by_lua_block', 'portico_balancer.log()'],
 ];
 
 /** With a TLS or gRPC upstream, which the no-endpoints server does not speak, Lua answers 503 in the rewrite phase. */
 export const REWRITE_BALANCER_HOOKS = [
-  ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
+  ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
 ];

@@ -31,17 +31,34 @@ describe('monitor hook', () => {
 
   test('init_by_lua tells the module the listener, its token and the batch size', () => {
     const init = named(only(parsed(MONITOR), 'http').children ?? [], 'init_by_lua_block')[0];
-    assert.equal(init?.lua?.at(-1), 'require("portico.monitor").init({ port = 40123, token = 123456789012345, max_batch_size = 10000 })');
+    assert.equal(init?.lua?.at(-1), 'portico_monitor.init({ port = 40123, token = 123456789012345, max_batch_size = 10000 })');
   });
 
   test('every proxied location logs through the monitor, after ewma\'s balancer call, in one log_by_lua_block; a 404 location does not', () => {
     const host = serverNamed(parsed(MONITOR), 'a.example.com');
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [
-      ['log_by_lua_block', 'require("portico.monitor").call()'],
+      ['log_by_lua_block', 'portico_monitor.call()'],
     ]);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), [
-      ['log_by_lua_block', 'require("portico.balancer").log()', 'require("portico.monitor").call()'],
+      ['log_by_lua_block', 'portico_balancer.log()', 'portico_monitor.call()'],
     ]);
     assert.deepEqual(luaBlocks([locationOf(host, '/')]), []);
+  });
+
+  test('init_by_lua binds every module a hook calls, before init calls into it', () => {
+    const blocks = luaBlocks(parsed(MONITOR));
+    const init = blocks.find(([name]) => name === 'init_by_lua_block')?.slice(1) ?? [];
+    const binding = (statement: string): string | undefined => /^(portico_[a-z_]+) = require\("portico\.[a-z_.]+"\)$/.exec(statement)?.[1];
+    const target = (statement: string): string | undefined => /^(portico_[a-z_]+)\./.exec(statement)?.[1];
+    const bound = init.flatMap((statement) => binding(statement) ?? []);
+    assert.deepEqual([...bound].sort(), ['portico_balancer', 'portico_certificate', 'portico_configuration', 'portico_monitor']);
+    init.forEach((statement, index) => {
+      const module = target(statement);
+      if (module !== undefined) assert.ok(init.slice(0, index).some((earlier) => binding(earlier) === module), statement);
+    });
+    for (const statement of blocks.flatMap(([, ...lua]) => lua)) {
+      const module = target(statement);
+      if (module !== undefined) assert.ok(bound.includes(module), statement);
+    }
   });
 });

@@ -44,14 +44,20 @@ const liveOnly = (value: string): string => `${value}${LIVE_ONLY}`;
 
 /** The Lua blocks a rendering may hold: each body is one of these constants (the status port is the default). */
 const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
-  ['init_by_lua_block', 'require("portico.balancer").init({ status_port = 10246 })', 'require("portico.configuration")', 'require("portico.certificate")'],
-  ['balancer_by_lua_block', 'require("portico.balancer").balance()'],
-  ['ssl_certificate_by_lua_block', 'require("portico.certificate").call()'],
-  ['rewrite_by_lua_block', 'require("portico.balancer").rewrite()'],
-  ['log_by_lua_block', 'require("portico.balancer").log()'],
-  ['content_by_lua_block', 'require("portico.configuration").handle_backends()'],
-  ['content_by_lua_block', 'require("portico.configuration").handle_certificates()'],
-  ['content_by_lua_block', 'require("portico.configuration").handle_initialized()'],
+  [
+    'init_by_lua_block',
+    'portico_balancer = require("portico.balancer")',
+    'portico_configuration = require("portico.configuration")',
+    'portico_certificate = require("portico.certificate")',
+    'portico_balancer.init({ status_port = 10246 })',
+  ],
+  ['balancer_by_lua_block', 'portico_balancer.balance()'],
+  ['ssl_certificate_by_lua_block', 'portico_certificate.call()'],
+  ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
+  ['log_by_lua_block', 'portico_balancer.log()'],
+  ['content_by_lua_block', 'portico_configuration.handle_backends()'],
+  ['content_by_lua_block', 'portico_configuration.handle_certificates()'],
+  ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
 ];
 
 

@@ -80,7 +80,12 @@ describe('main and http', () => {
       {
         name: 'init_by_lua_block',
         args: [],
-        lua: ['require("portico.balancer").init({ status_port = 10999 })', 'require("portico.configuration")', 'require("portico.certificate")'],
+        lua: [
+          'portico_balancer = require("portico.balancer")',
+          'portico_configuration = require("portico.configuration")',
+          'portico_certificate = require("portico.certificate")',
+          'portico_balancer.init({ status_port = 10999 })',
+        ],
       },
     ]);
     const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, modulesDir: '/opt/nginx/modules' }));
@@ -144,11 +149,11 @@ describe('servers', () => {
     assert.deepEqual(argsOf(status, 'client_max_body_size'), [['16m']], 'a push bigger than the dict could not be stored');
     assert.deepEqual(argsOf(status, 'client_body_buffer_size'), [['16m']]);
     assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/backends')]),
-      [['content_by_lua_block', 'require("portico.configuration").handle_backends()']]);
+      [['content_by_lua_block', 'portico_configuration.handle_backends()']]);
     assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/certificates')]),
-      [['content_by_lua_block', 'require("portico.configuration").handle_certificates()']]);
+      [['content_by_lua_block', 'portico_configuration.handle_certificates()']]);
     assert.deepEqual(luaBlocks([locationOf(status, '=', '/is-dynamic-lb-initialized')]),
-      [['content_by_lua_block', 'require("portico.configuration").handle_initialized()']]);
+      [['content_by_lua_block', 'portico_configuration.handle_initialized()']]);
     assert.deepEqual(argsOf(locationOf(status, '/'), 'return'), [['404']]);
   });
 
@@ -186,7 +191,7 @@ describe('servers', () => {
       assert.deepEqual(argsOf(block, 'ssl_certificate'), [['/etc/portico/fake.pem']], hostname);
       assert.deepEqual(argsOf(block, 'ssl_certificate_key'), [['/etc/portico/fake.pem']], hostname);
       assert.deepEqual(luaBlocks([block]).filter(([name]) => name === 'ssl_certificate_by_lua_block'),
-        [['ssl_certificate_by_lua_block', 'require("portico.certificate").call()']], hostname);
+        [['ssl_certificate_by_lua_block', 'portico_certificate.call()']], hostname);
     }
     // An id no Certificate has is the Lua module's business (it keeps the fallback), not a render error.
     assert.doesNotThrow(() => renderNginxConf({ ...config, certificates: [] }, testContext()));
@@ -428,7 +433,7 @@ describe('locations', () => {
       args: ['upstream_balancer'],
       children: [
         { name: 'server', args: ['0.0.0.1'] },
-        { name: 'balancer_by_lua_block', args: [], lua: ['require("portico.balancer").balance()'] },
+        { name: 'balancer_by_lua_block', args: [], lua: ['portico_balancer.balance()'] },
         { name: 'keepalive', args: ['320'] },
         { name: 'keepalive_time', args: ['1h'] },
         { name: 'keepalive_timeout', args: ['60s'] },
