@@ -12,7 +12,7 @@
 -- there into a 500), so a backend without endpoints is proxied to the
 -- configuration's no-endpoints server, which answers 503. That server speaks
 -- plain HTTP/1.1; a location proxying with TLS or gRPC calls rewrite(), which
--- answers the 503 itself.
+-- answers the 503 itself and keeps, for the balancer, the endpoints it saw.
 --
 -- Per request the only shared state touched is one shdict get of a number
 -- (backends_version), plus ewma's scores for ewma backends; the JSON is
@@ -329,13 +329,26 @@ local function first_attempt_balancer()
   return balancer
 end
 
+-- ngx.ctx key of the balancer rewrite() found (TLS and gRPC upstreams only).
+local CHECKED_BALANCER = "portico_checked_balancer"
+
 -- Only where the upstream is TLS or gRPC, which the no-endpoints server does
 -- not speak: answer the 503 in the rewrite phase. The balancer chooses.
 function _M.rewrite()
   sync_backends()
-  if balancers[ngx_var.proxy_upstream_name] == nil then
+  local balancer = balancers[ngx_var.proxy_upstream_name]
+  if balancer == nil then
     return ngx_exit(503) -- unknown backend, or none of its endpoints is usable
   end
+  -- A push may take the backend away before the balancer phase; sent to the
+  -- plain-HTTP no-endpoints server, the request would fail with a 502.
+  ngx.ctx[CHECKED_BALANCER] = balancer
+end
+
+-- After a push took the backend away: the endpoints rewrite() saw, if it ran.
+-- Read only then: a first read of ngx.ctx creates the request's table.
+local function balancer_checked_in_rewrite()
+  return ngx.ctx[CHECKED_BALANCER]
 end
 
 -- With proxy_next_upstream_tries 0 (unlimited), retrying a backend whose
@@ -405,7 +418,7 @@ end
 function _M.balance()
   local peer
   if get_last_failure() == nil then
-    local balancer = first_attempt_balancer()
+    local balancer = first_attempt_balancer() or balancer_checked_in_rewrite()
     if balancer == nil then
       return set_no_endpoints_peer() -- unknown backend, or none of its endpoints is usable: 503
     end

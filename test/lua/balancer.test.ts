@@ -147,6 +147,19 @@ test('a backend without endpoints and an unknown backend answer 503', options, a
   assert.equal(await statusOf('/'), 503);
 });
 
+test('a push between the rewrite hook and the balancer leaves the request the endpoints the hook saw', options, async () => {
+  // TLS and gRPC upstreams: the no-endpoints server speaks plain HTTP, so sending the request there would be a 502.
+  const pushed = await pushBackends(nginx.ports.status, [{ name: 'rr', endpoints: [endpointOf(echo(1))] }]);
+  assert.equal(pushed.status, 201, pushed.body);
+  const raced = await httpGet({ port: nginx.ports.http, path: '/rewrite-race/rr/' });
+  assert.equal(raced.status, 200, raced.body.slice(0, 200));
+  assert.equal(echoed(raced).instance, instanceOf(1));
+  // The push in between did land: the next request finds no backend.
+  const after = await httpGet({ port: nginx.ports.http, path: '/to/rr/' });
+  assert.equal(after.status, 503);
+  assert.match(String(after.headers['x-upstream-addr']), /no-endpoints\.sock$/);
+});
+
 test('an invalid push is refused with 400 and the previous backends keep routing', options, async () => {
   const pushed = await pushBackends(nginx.ports.status, [{ name: 'rr', endpoints: [endpointOf(echo(4))] }]);
   assert.equal(pushed.status, 201, pushed.body);

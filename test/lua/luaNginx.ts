@@ -39,7 +39,8 @@ export interface LuaNginxPorts {
    * Proxied through Lua: `/` → DEFAULT_LOCATION_BACKEND, `/to/<backend>/...` → <backend>
    * (`/unlimited-retries/<backend>/...` the same with proxy_next_upstream_tries 0;
    * `/preset-cookie/<backend>/...` the same with a `preset=1` Set-Cookie set before the balancer's;
-   * `/rewrite-hook/<backend>/...` the same with the rewrite hook of TLS and gRPC upstreams);
+   * `/rewrite-hook/<backend>/...` the same with the rewrite hook of TLS and gRPC upstreams;
+   * `/rewrite-race/<backend>/...` the same, and the access phase then stores a push of no backends);
    * `/static/` → the static upstream; `/lua-unit?key=abc` → the Lua unit tests;
    * `/ewma-state?peer=<host:port>` → ewma's shared-dict entries for an endpoint (JSON).
    * Proxied responses carry `X-Alternative: $proxy_alternative_upstream_name` and `X-Upstream-Addr`.
@@ -192,6 +193,16 @@ http {
       set $proxy_upstream_name $backend_name;
       ${balanced('/rewrite-hook')}
       rewrite_by_lua_block { portico_balancer.rewrite() }
+      ${proxied}
+      proxy_next_upstream_tries 3;
+      proxy_pass http://upstream_balancer;
+    }
+    location ~ ^/rewrite-race/(?<backend_name>[^/]+) {
+      set $proxy_upstream_name $backend_name;
+      ${balanced('/rewrite-race')}
+      rewrite_by_lua_block { portico_balancer.rewrite() }
+      # A push that lands between the rewrite hook and the balancer: no backends at all.
+      access_by_lua_block { assert(require("portico.state").write("backends", '{"backends": []}')) }
       ${proxied}
       proxy_next_upstream_tries 3;
       proxy_pass http://upstream_balancer;
