@@ -1,9 +1,10 @@
 -- Routes proxied requests to the endpoints the controller pushed, without
 -- reloading nginx. Hooks (see lua/README.md):
---   init_by_lua:      require("portico.balancer").init({ status_port = N })
---   balancer_by_lua:  require("portico.balancer").balance()   (upstream upstream_balancer)
---   rewrite_by_lua:   require("portico.balancer").rewrite()   (TLS and gRPC upstreams only)
---   log_by_lua:       require("portico.balancer").log()       (ewma's latency feedback)
+--   init_by_lua:      portico_balancer = require("portico.balancer")
+--                     portico_balancer.init({ status_port = N })
+--   balancer_by_lua:  portico_balancer.balance()   (upstream upstream_balancer)
+--   rewrite_by_lua:   portico_balancer.rewrite()   (TLS and gRPC upstreams only)
+--   log_by_lua:       portico_balancer.log()       (ewma's latency feedback)
 --
 -- Everything is decided in the balancer phase, and a first attempt keeps no
 -- per-request state: a rewrite_by_lua hook (a coroutine) and ngx.ctx each cost

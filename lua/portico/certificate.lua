@@ -1,5 +1,5 @@
 -- Per-SNI certificates without reloading nginx. Hook:
---   ssl_certificate_by_lua_block { require("portico.certificate").call() }
+--   ssl_certificate_by_lua_block { portico_certificate.call() }
 -- in every TLS server, next to its static (fake) ssl_certificate, which is
 -- what a handshake keeps whenever no pushed certificate applies.
 --

@@ -1,7 +1,7 @@
 -- Handlers of the status server's configuration endpoints (127.0.0.1 only):
---   location = /configuration/backends     { content_by_lua_block { require("portico.configuration").handle_backends() } }
---   location = /configuration/certificates { content_by_lua_block { require("portico.configuration").handle_certificates() } }
---   location = /is-dynamic-lb-initialized  { content_by_lua_block { require("portico.configuration").handle_initialized() } }
+--   location = /configuration/backends     { content_by_lua_block { portico_configuration.handle_backends() } }
+--   location = /configuration/certificates { content_by_lua_block { portico_configuration.handle_certificates() } }
+--   location = /is-dynamic-lb-initialized  { content_by_lua_block { portico_configuration.handle_initialized() } }
 -- POST stores a document (validated first; 400 leaves the stored one as it
 -- was), GET returns the stored one. Workers pick a new document up on their
 -- next request or handshake (see state.lua).
