@@ -1,6 +1,7 @@
 -- Request metrics (--enable-metrics). Hooks (see lua/README.md):
---   init_by_lua:  require("portico.monitor").init({ port = P, token = T, max_batch_size = N })
---   log_by_lua:   require("portico.monitor").call()   (in the same block as the balancer's log())
+--   init_by_lua:  portico_monitor = require("portico.monitor")
+--                 portico_monitor.init({ port = P, token = T, max_batch_size = N })
+--   log_by_lua:   portico_monitor.call()   (in the same block as the balancer's log())
 --
 -- Per request: copy 14 values (nginx variables, and the status, method and
 -- request time from ngx_lua's API, which costs less than formatting the
@@ -160,13 +161,20 @@ function _M.call()
   buffer[n + 5] = var.proxy_alternative_upstream_name or ""
   buffer[n + 6] = var.location_path or ""
   buffer[n + 7] = ngx_req_get_method()
-  buffer[n + 8] = ngx.status
+  local status = ngx.status
+  buffer[n + 8] = status
   buffer[n + 9] = var.request_length or ""
   buffer[n + 10] = ngx_now() - ngx_req_start_time() -- $request_time, unformatted
   buffer[n + 11] = var.bytes_sent or ""
-  buffer[n + 12] = var.upstream_connect_time or ""
-  buffer[n + 13] = var.upstream_header_time or ""
-  buffer[n + 14] = var.upstream_response_time or ""
+  if status == 503 and var.upstream_addr == var.portico_no_endpoints_peer then
+    -- The balancer's stand-in for a backend without endpoints: no upstream
+    -- answered, as in ingress-nginx, which proxies such a request nowhere.
+    buffer[n + 12], buffer[n + 13], buffer[n + 14] = "", "", ""
+  else
+    buffer[n + 12] = var.upstream_connect_time or ""
+    buffer[n + 13] = var.upstream_header_time or ""
+    buffer[n + 14] = var.upstream_response_time or ""
+  end
   size = n + FIELDS
 end
 

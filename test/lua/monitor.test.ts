@@ -21,7 +21,10 @@ import { missingLuaNginx } from './luaNginx.js';
 
 const HOST = 'app.example.com';
 const BACKEND = 'shop-web-80';
+/** A Service without endpoints: its 503 comes from the no-endpoints server, which is no upstream. */
+const EMPTY_BACKEND = 'shop-empty-80';
 const API = { path: '/api', namespace: 'shop', ingress: 'web', service: 'web', canary: '', host: HOST };
+const EMPTY = { ...API, path: '/empty', ingress: 'empty', service: 'empty' };
 
 let echo: RunningEchoServer;
 let dir: string;
@@ -41,9 +44,15 @@ function servedConfiguration(): Configuration {
   return configuration({
     servers: [
       server('_', []),
-      server(HOST, [location('/api', 'prefix', BACKEND, { ingress: ingressRef('shop', 'web') })]),
+      server(HOST, [
+        location('/api', 'prefix', BACKEND, { ingress: ingressRef('shop', 'web') }),
+        location('/empty', 'prefix', EMPTY_BACKEND, { ingress: ingressRef('shop', 'empty') }),
+      ]),
     ],
-    backends: [backend(BACKEND, [{ address: '127.0.0.1', port: echo.port }], { namespace: 'shop', name: 'web' })],
+    backends: [
+      backend(BACKEND, [{ address: '127.0.0.1', port: echo.port }], { namespace: 'shop', name: 'web' }),
+      backend(EMPTY_BACKEND, [], { namespace: 'shop', name: 'empty' }),
+    ],
   });
 }
 
@@ -75,17 +84,19 @@ test('requests through nginx become ingress-nginx request metrics', { skip: miss
     // Not counted: the generated `/` without a backend, and a host no Ingress names.
     assert.equal((await httpGet({ port, host: HOST, path: '/elsewhere' })).status, 404);
     assert.equal((await httpGet({ port, host: 'unknown.example.com', path: '/api' })).status, 404);
+    for (let i = 0; i < 3; i++) assert.equal((await httpGet({ port, host: HOST, path: '/empty' })).status, 503);
 
     const samples = await eventually(async () => {
       const scraped = await scrape(metrics);
       assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', { ...API, method: 'POST', status: '200' }), 2);
       assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', { ...API, method: 'GET', status: '200' }), 5);
+      assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', { ...EMPTY, method: 'GET', status: '503' }), 3);
       return scraped;
     }, { timeoutMs: 10_000, intervalMs: 200 });
 
     const get = { ...API, method: 'GET', status: '200' };
     const post = { ...API, method: 'POST', status: '200' };
-    assert.deepEqual(samplesOf(samples, 'nginx_ingress_controller_requests').length, 2, 'only the two served label sets');
+    assert.deepEqual(samplesOf(samples, 'nginx_ingress_controller_requests').length, 3, 'only the three served label sets');
     const labels = samplesOf(samples, 'nginx_ingress_controller_requests')[0]!.labels;
     assert.equal(labels.controller_namespace, 'ingress');
     assert.equal(labels.controller_pod, 'portico-0');
@@ -104,6 +115,14 @@ test('requests through nginx become ingress-nginx request metrics', { skip: miss
     assert.ok(valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_sum', get) > 0);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_ingress_upstream_latency_seconds_count',
       { namespace: 'shop', ingress: 'web', service: 'web', canary: '' }), 7);
+    // The 503s without endpoints: timed as requests, but no upstream answered them.
+    const empty = { ...EMPTY, method: 'GET', status: '503' };
+    assert.equal(valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_count', empty), 3);
+    for (const name of ['response_duration_seconds', 'header_duration_seconds', 'connect_duration_seconds']) {
+      assert.equal(samplesOf(samples, `nginx_ingress_controller_${name}_count`).filter(({ labels }) => labels.ingress === 'empty').length, 0, name);
+    }
+    assert.equal(samplesOf(samples, 'nginx_ingress_controller_ingress_upstream_latency_seconds_count')
+      .filter(({ labels }) => labels.ingress === 'empty').length, 0);
 
     assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
     // nginx's stub_status: at least the 9 requests above, and the connection of this scrape.
