@@ -37,7 +37,7 @@ import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
-import { CLOCK_TICKS_PER_SECOND, cpuTicks, pin, processTree } from './support/processCpu.js';
+import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -227,7 +227,7 @@ async function measure(proxy: Proxy, seconds: number): Promise<Round> {
   const requests = await wrkRequests(proxy.port, seconds);
   await sleep(1500); // the last batch
   const controller = process.cpuUsage(cpu);
-  const nginxSeconds = ((await cpuTicks(tree)) - ticks) / CLOCK_TICKS_PER_SECOND;
+  const nginxSeconds = cpuSecondsBetween(ticks, await cpuTicks(tree)).total;
   return {
     requestsPerSecond: requests / seconds,
     nginxMicrosecondsPerRequest: (nginxSeconds * 1e6) / requests,

@@ -53,7 +53,7 @@ import { startPortico, type PorticoProcess } from '../test/support/porticoProces
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
 import { porticoConfVariant, type BalancerVariant } from './support/porticoConfVariant.js';
-import { CLOCK_TICKS_PER_SECOND, cpuCounters, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
+import { cpuCounters, cpuSecondsBetween, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 
@@ -83,6 +83,8 @@ interface Round extends LoadResult {
    * figure least moved by other processes competing for the machine.
    */
   proxyCpuMicrosecondsPerRequest: number;
+  /** The part of it in user space (nginx, Lua, OpenSSL): the kernel's part, TCP on loopback, varies more between rounds. */
+  proxyUserCpuMicrosecondsPerRequest: number;
   backendCpuPercent: number;
   /** How busy the load generator's CPU was (wrk, the backend, anything else scheduled there), in %. */
   loadCpuBusyPercent: number;
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
         process.stderr.write(
           `round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, p50 ${figure(result.p50Ms, 2)} ms, ` +
           `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, ` +
-          `${figure(result.proxyCpuMicrosecondsPerRequest, 1)} µs/request, CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
+          `${figure(result.proxyCpuMicrosecondsPerRequest, 1)} µs/request (${figure(result.proxyUserCpuMicrosecondsPerRequest, 1)} user), CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
         );
       }
     }
@@ -354,13 +356,14 @@ async function measureRound(proxy: Proxy, backendPid: number, seconds: number): 
   const started = performance.now();
   const load = await runWrk(proxy.port, seconds);
   const elapsedSeconds = (performance.now() - started) / 1000;
-  const proxySeconds = ((await cpuTicks(proxyPids)) - proxyBefore) / CLOCK_TICKS_PER_SECOND;
-  const backendSeconds = ((await cpuTicks(backendPids)) - backendBefore) / CLOCK_TICKS_PER_SECOND;
+  const proxySeconds = cpuSecondsBetween(proxyBefore, await cpuTicks(proxyPids));
+  const backendSeconds = cpuSecondsBetween(backendBefore, await cpuTicks(backendPids)).total;
   const loadCpuAfter = await cpuCounters(LOAD_CPU);
   return {
     ...load,
-    proxyCpuPercent: (100 * proxySeconds) / elapsedSeconds,
-    proxyCpuMicrosecondsPerRequest: (proxySeconds * 1e6) / load.requests,
+    proxyCpuPercent: (100 * proxySeconds.total) / elapsedSeconds,
+    proxyCpuMicrosecondsPerRequest: (proxySeconds.total * 1e6) / load.requests,
+    proxyUserCpuMicrosecondsPerRequest: (proxySeconds.user * 1e6) / load.requests,
     backendCpuPercent: (100 * backendSeconds) / elapsedSeconds,
     loadCpuBusyPercent: (100 * (loadCpuAfter.busy - loadCpuBefore.busy)) / (loadCpuAfter.total - loadCpuBefore.total),
   };
@@ -411,6 +414,7 @@ function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<P
       p99Ms: of((r) => r.p99Ms),
       proxyCpuPercent: of((r) => r.proxyCpuPercent),
       proxyCpuMicrosecondsPerRequest: of((r) => r.proxyCpuMicrosecondsPerRequest),
+      proxyUserCpuMicrosecondsPerRequest: of((r) => r.proxyUserCpuMicrosecondsPerRequest),
       backendCpuPercent: of((r) => r.backendCpuPercent),
       loadCpuBusyPercent: of((r) => r.loadCpuBusyPercent),
       socketErrors: results.get(proxy)!.reduce((sum, r) => sum + r.socketErrors, 0),
@@ -419,17 +423,18 @@ function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<P
   type Summary = ReturnType<typeof summary>;
   const row = (name: string, s: Summary): string[] => [
     name, figure(s.requestsPerSecond), figure(s.p50Ms, 2), figure(s.p99Ms, 2),
-    figure(s.proxyCpuPercent), figure(s.proxyCpuMicrosecondsPerRequest, 1), figure(s.backendCpuPercent), figure(s.loadCpuBusyPercent), figure(s.socketErrors),
+    figure(s.proxyCpuPercent), figure(s.proxyCpuMicrosecondsPerRequest, 1), figure(s.proxyUserCpuMicrosecondsPerRequest, 1), figure(s.backendCpuPercent), figure(s.loadCpuBusyPercent), figure(s.socketErrors),
   ];
   const ratio = (a: number, b: number): string => figure(a / b, 2);
   printTable(
-    ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
+    ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'of which user space (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
     comparisons.flatMap(({ logging, baseline, variants, portico }) => {
       const handWritten = summary(baseline);
       const measured = [...variants, portico].map((proxy) => ({ proxy, figures: summary(proxy) }));
       const ratioRow = (name: string, ours: Summary, base: Summary): string[] => [
         name, ratio(ours.requestsPerSecond, base.requestsPerSecond), ratio(ours.p50Ms, base.p50Ms), ratio(ours.p99Ms, base.p99Ms),
-        '', ratio(ours.proxyCpuMicrosecondsPerRequest, base.proxyCpuMicrosecondsPerRequest), '', '', '',
+        '', ratio(ours.proxyCpuMicrosecondsPerRequest, base.proxyCpuMicrosecondsPerRequest),
+        ratio(ours.proxyUserCpuMicrosecondsPerRequest, base.proxyUserCpuMicrosecondsPerRequest), '', '', '',
       ];
       const ours = measured.at(-1)!.figures;
       const sameConfStatic = measured.find(({ proxy }) => proxy.name.includes(', static upstream,'))?.figures;

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** /proc/<pid>/stat counts CPU time in these (sysconf(_SC_CLK_TCK), 100 on Linux). */
-export const CLOCK_TICKS_PER_SECOND = 100;
+const CLOCK_TICKS_PER_SECOND = 100;
 
 export async function readPidFile(path: string): Promise<number> {
   const pid = Number((await readFile(path, 'utf8')).trim());
@@ -51,13 +51,29 @@ export async function cpuCounters(cpu: number): Promise<{ busy: number; total: n
   return { busy: total - idle, total };
 }
 
-/** User + system CPU time of the processes, in clock ticks. */
-export async function cpuTicks(pids: readonly number[]): Promise<number> {
-  let ticks = 0;
+/** CPU time of processes, in clock ticks: in user space (the program itself), and in the kernel for it. */
+export interface CpuTicks {
+  readonly user: number;
+  readonly system: number;
+}
+
+export async function cpuTicks(pids: readonly number[]): Promise<CpuTicks> {
+  let user = 0;
+  let system = 0;
   for (const pid of pids) {
     const fields = await statFields(pid);
     // Fields 14 and 15 (utime, stime), counted from 3 here.
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+    if (fields) {
+      user += Number(fields[11]);
+      system += Number(fields[12]);
+    }
   }
-  return ticks;
+  return { user, system };
+}
+
+/** Seconds of CPU time between two readings: { user, system, total }. */
+export function cpuSecondsBetween(before: CpuTicks, after: CpuTicks): { user: number; system: number; total: number } {
+  const user = (after.user - before.user) / CLOCK_TICKS_PER_SECOND;
+  const system = (after.system - before.system) / CLOCK_TICKS_PER_SECOND;
+  return { user, system, total: user + system };
 }
