@@ -214,8 +214,8 @@ local function rebuild(list)
 end
 
 local function sync_backends()
-  local version = dict:get(VERSION_KEY)
-  if version == synced_version then
+  local moved, body, body_version = state.moved(DOCUMENT, VERSION_KEY, synced_version)
+  if not moved then
     return
   end
   if not seeded then
@@ -224,13 +224,9 @@ local function sync_backends()
     math_randomseed(ngx.worker.pid() * 1000003 + ngx.now() * 1000)
     seeded = true
   end
-  local body, body_version = state.read(DOCUMENT)
   if body == nil then
-    if body_version == nil and version ~= nil and version > 0 then
-      return -- raced a push; the next request reads it
-    end
     balancers, synced_endpoints, canaries = {}, {}, {}
-    synced_version = version
+    synced_version = body_version
     return
   end
   local list, err = backends.decode(body)

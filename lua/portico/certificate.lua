@@ -23,6 +23,7 @@ local string_lower = string.lower
 local _M = {}
 
 local DOCUMENT = "certificates"
+local VERSION_KEY = state.version_key(DOCUMENT)
 
 -- Worker-local view of the document, rebuilt when certificates_version moves.
 local synced_version = nil
@@ -84,17 +85,13 @@ function _M.decode(body)
 end
 
 local function sync_certificates()
-  local version = state.version(DOCUMENT)
-  if version == synced_version then
+  local moved, body, body_version = state.moved(DOCUMENT, VERSION_KEY, synced_version)
+  if not moved then
     return
   end
-  local body, body_version = state.read(DOCUMENT)
   if body == nil then
-    if body_version == nil and version ~= nil and version > 0 then
-      return -- raced a push; the next handshake reads it
-    end
     servers, pems, default_id, parsed = {}, {}, nil, {}
-    synced_version = version
+    synced_version = body_version
     return
   end
   local decoded, err = _M.decode(body)

@@ -63,6 +63,23 @@ function _M.read(name)
   return nil, nil
 end
 
+-- For a worker's decoded copy of a document, kept as of version `synced`:
+-- false when the document has not moved since (one shdict get: `version_key`
+-- is version_key(name), built once by the caller), or when a push is being
+-- raced (the next call reads it); else true, the body (nil: nothing pushed)
+-- and the version to keep it as.
+function _M.moved(name, version_key, synced)
+  local version = dict:get(version_key)
+  if version == synced then
+    return false
+  end
+  local body, body_version = _M.read(name)
+  if body == nil and body_version == nil and version ~= nil and version > 0 then
+    return false
+  end
+  return true, body, body_version or version
+end
+
 -- One push at a time: two concurrent pushes would write the same idle slot
 -- and move the version twice, back onto the old document.
 local function lock(lock_key)
