@@ -1,6 +1,7 @@
 -- Handlers of the status server's configuration endpoints (127.0.0.1 only):
 --   location = /configuration/backends     { content_by_lua_block { portico_configuration.handle_backends() } }
 --   location = /configuration/certificates { content_by_lua_block { portico_configuration.handle_certificates() } }
+--   location = /configuration/routes       { content_by_lua_block { portico_configuration.handle_routes() } }
 --   location = /is-dynamic-lb-initialized  { content_by_lua_block { portico_configuration.handle_initialized() } }
 -- POST stores a document (validated first; 400 leaves the stored one as it
 -- was), GET returns the stored one. Workers pick a new document up on their
@@ -8,6 +9,7 @@
 local state = require("portico.state")
 local backends = require("portico.backends")
 local certificate = require("portico.certificate")
+local routes = require("portico.routes")
 
 local ngx = ngx
 local ngx_req = ngx.req
@@ -85,6 +87,10 @@ end
 
 function _M.handle_certificates()
   handle_document("certificates", certificate.decode)
+end
+
+function _M.handle_routes()
+  handle_document("routes", routes.decode)
 end
 
 -- The controller's health check: has the data plane been given its backends?

@@ -4,7 +4,7 @@
 import type { Logger } from '../log/logger.js';
 import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
-import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
+import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
@@ -189,11 +189,7 @@ export class SyncLoop {
 
   /** What a location Portico generates gets: the settings' defaults (no annotations). */
   private defaultAnnotations(settings: GlobalSettings): LocationAnnotations {
-    if (!this.defaults) {
-      const parsed = parseIngressAnnotations(undefined, { prefix: this.options.annotationsPrefix, settings });
-      if (!parsed.ok) throw new Error(`default annotations do not parse: ${parsed.errors.join('; ')}`);
-      this.defaults = parsed.value.location;
-    }
+    this.defaults ??= defaultLocationAnnotations(settings);
     return this.defaults;
   }
 }

@@ -47,6 +47,8 @@ export class NginxDataPlane implements DataPlane {
   private context: RenderContext | undefined;
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
+  /** The hosts the running nginx.conf has servers for. */
+  private servedHosts: ReadonlySet<string> = new Set();
   /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
   private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -69,14 +71,18 @@ export class NginxDataPlane implements DataPlane {
    */
   async apply(configuration: Configuration): Promise<ApplyResult> {
     const resolved = await resolveExternalNames(configuration);
-    this.wanted = liveStateOf(resolved);
     this.drainTime = resolved.settings.workerShutdownTimeout;
     if (!this.context) {
       await this.start(resolved);
       return { outcome: 'reloaded' };
     }
+    // New hosts are routed by the catch-all server's Lua until the reload has given them servers.
+    this.wanted = liveStateOf(resolved, this.servedHosts);
     await this.live.push(this.wanted);
-    return this.nginx.apply(renderNginxConf(resolved, this.context));
+    const result = await this.nginx.apply(renderNginxConf(resolved, this.context));
+    // Refused, the previous nginx.conf keeps serving: its hosts stay what Lua must not route.
+    if (result.outcome !== 'rejected') this.servedHosts = hostsOf(resolved);
+    return result;
   }
 
   /**
@@ -123,7 +129,9 @@ export class NginxDataPlane implements DataPlane {
     });
     await this.nginx.start(renderNginxConf(configuration, context));
     this.context = context;
-    await this.live.push(liveStateOf(configuration));
+    this.servedHosts = hostsOf(configuration);
+    this.wanted = liveStateOf(configuration, this.servedHosts);
+    await this.live.push(this.wanted);
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
   }
@@ -143,4 +151,8 @@ export class NginxDataPlane implements DataPlane {
       this.checking = false;
     }
   }
+}
+
+function hostsOf(configuration: Configuration): ReadonlySet<string> {
+  return new Set(configuration.servers.map((server) => server.hostname));
 }

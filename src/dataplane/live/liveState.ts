@@ -1,10 +1,12 @@
 // What nginx learns without a reload: the endpoints and balancing of every
-// backend, and the certificates by host. Serialised once per configuration;
+// backend, the certificates by host, and the routes of new hosts until their
+// reload (pendingRoutes.ts). Serialised once per configuration;
 // the pusher sends a part only when its text changed. The backends document
 // is the contract of lua/portico/backends.lua: optional settings are null
 // (affinity, canary and their fields) or absent (hashBy and its subset
 // fields, which mean nothing without it).
 import type { Backend, Canary, Configuration, Endpoint, LoadBalanceAlgorithm, SessionAffinity } from '../../model/types.js';
+import { pendingRoutes } from './pendingRoutes.js';
 
 export interface LiveBackend {
   name: string;
@@ -47,9 +49,12 @@ export interface LiveState {
   backends: string;
   /** JSON for POST /configuration/certificates. */
   certificates: string;
+  /** JSON for POST /configuration/routes. */
+  routes: string;
 }
 
-export function liveStateOf(configuration: Configuration): LiveState {
+/** `servedHosts`: the hosts the running nginx.conf has server blocks for (none before the first start). */
+export function liveStateOf(configuration: Configuration, servedHosts: ReadonlySet<string>): LiveState {
   const servers: Record<string, string> = {};
   for (const server of configuration.servers) {
     if (server.certificate !== undefined) servers[server.hostname] = server.certificate;
@@ -61,6 +66,7 @@ export function liveStateOf(configuration: Configuration): LiveState {
   return {
     backends: JSON.stringify({ backends: configuration.backends.map(liveBackend) }),
     certificates: JSON.stringify({ certificates, servers, default: configuration.defaultCertificate ?? null }),
+    routes: JSON.stringify(pendingRoutes(configuration, servedHosts)),
   };
 }
 

@@ -7,7 +7,12 @@ import type { Logger } from '../../log/logger.js';
 import { backoffDelay, type BackoffPolicy } from '../../retry/backoff.js';
 import type { LiveState } from './liveState.js';
 
-const PARTS = { backends: '/configuration/backends', certificates: '/configuration/certificates' } as const;
+// In this order: a pending route names backends that must be there first.
+const PARTS = {
+  backends: '/configuration/backends',
+  certificates: '/configuration/certificates',
+  routes: '/configuration/routes',
+} as const;
 
 export interface LiveStateClientOptions {
   address: string;
@@ -44,8 +49,7 @@ export class LiveStateClient {
 
   /** nginx lost its state (a restarted master): the next push sends everything. */
   forget(): void {
-    delete this.accepted.backends;
-    delete this.accepted.certificates;
+    for (const part of Object.keys(PARTS) as (keyof LiveState)[]) delete this.accepted[part];
   }
 
   /** Whether nginx holds pushed backends (its shared memory survives reloads, not restarts). */

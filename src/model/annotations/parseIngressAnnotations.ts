@@ -7,7 +7,7 @@
 // version and emits an Event.
 import type { GlobalSettings } from '../settings/globalSettings.js';
 import { describeControlCharacter, quoteValue } from '../settings/valueSyntax.js';
-import type { IngressAnnotations } from '../types.js';
+import type { IngressAnnotations, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationValues } from './annotationDefinition.js';
 import {
   ANNOTATION_GROUPS,
@@ -143,4 +143,11 @@ function unsafeValueReason(value: string, settings: GlobalSettings): string | un
   const word = settings.annotationValueWordBlocklist.find((blocked) => blocked !== '' && value.includes(blocked));
   if (word === undefined) return undefined;
   return `the value contains ${quoteValue(word)}, a word of the ConfigMap's annotation-value-word-blocklist`;
+}
+
+/** What a location of an Ingress without annotations gets: the ConfigMap's defaults. */
+export function defaultLocationAnnotations(settings: GlobalSettings): LocationAnnotations {
+  const parsed = parseIngressAnnotations(undefined, { prefix: 'nginx.ingress.kubernetes.io', settings });
+  if (!parsed.ok) throw new Error(`the ConfigMap's defaults are not valid annotations: ${parsed.errors.join('; ')}`);
+  return parsed.value.location;
 }

@@ -132,6 +132,8 @@ const KEYWORDS = [
   'default_server', 'ssl', 'http2', 'timeout',
   // The Lua modules' shared dict, and the placeholder server of their balancer's upstream (never connected to).
   'portico_configuration', 'portico_balancer_ewma', '0.0.0.1',
+  // The catch-all server's location for hosts nginx.conf does not have yet (lua/portico/routes.lua).
+  '@portico_pending',
   'upstreaminfo', 'escape=json',
   'text/html', 'shared:SSL:10m',
   'http', '1.1',

@@ -9,7 +9,8 @@ import {
 } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex } from './regex.js';
-import { BALANCER_UPSTREAM, needsBalancerFeedback, renderBalancerHooks } from './renderLua.js';
+import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
+import { BALANCER_UPSTREAM, needsBalancerFeedback, PENDING_ROUTE_LOCATION, renderBalancerHooks, renderPendingRouteHook } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
@@ -137,8 +138,32 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
 const NEXT_UPSTREAM = ['error', 'timeout'] as const;
 const NEXT_UPSTREAM_TRIES = 3;
 
-/** `backend` is undefined for a name the model does not list: the balancer answers 503 for it. */
-function renderProxy(body: ConfigBuilder, location: Location, backend: Backend | undefined, scope: RenderScope): void {
+/**
+ * In the catch-all server: the routes of hosts that the running nginx.conf
+ * does not have yet (dataplane/live/pendingRoutes.ts). Its Lua matches host
+ * and path before any location is chosen, sets the log variables a location
+ * block would, and continues in a named location that proxies like a location
+ * with the ConfigMap's defaults. Other hosts never reach this server.
+ */
+export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): void {
+  renderPendingRouteHook(server);
+  server.block('location', [raw.keyword(PENDING_ROUTE_LOCATION)], (body) => {
+    const plain: Location = {
+      path: '/', match: 'prefix', backend: undefined, ingress: undefined,
+      annotations: defaultLocationAnnotations(scope.configuration.settings),
+    };
+    // A pending host's backend may be ewma's: its log hook returns at once for the others.
+    renderProxy(body, plain, undefined, scope, true);
+  });
+}
+
+/**
+ * `backend` is undefined for a name the model does not list: the balancer answers 503 for it.
+ * `balancerFeedback`: whether ewma's log hook is needed; by default, whether the backend or its canary is ewma's.
+ */
+function renderProxy(
+  body: ConfigBuilder, location: Location, backend: Backend | undefined, scope: RenderScope, balancerFeedback?: boolean,
+): void {
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
@@ -149,7 +174,7 @@ function renderProxy(body: ConfigBuilder, location: Location, backend: Backend |
   const canary = backend?.canary === undefined ? undefined : scope.backends.get(backend.canary.backend);
   renderBalancerHooks(body, {
     plainHttpUpstream: scheme === 'http',
-    balancerFeedback: needsBalancerFeedback([backend, canary]),
+    balancerFeedback: balancerFeedback ?? needsBalancerFeedback([backend, canary]),
     logCalls: monitorLogCalls(scope.context),
   });
   body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));

@@ -31,6 +31,7 @@ const LuaHook = {
     luaBind('portico.balancer'),
     luaBind('portico.configuration'),
     luaBind('portico.certificate'),
+    luaBind('portico.routes'),
     luaCall('portico.balancer', 'init', { status_port: statusPort }),
   ],
   balance: luaCall('portico.balancer', 'balance'),
@@ -39,6 +40,8 @@ const LuaHook = {
   certificate: luaCall('portico.certificate', 'call'),
   handleBackends: luaCall('portico.configuration', 'handle_backends'),
   handleCertificates: luaCall('portico.configuration', 'handle_certificates'),
+  handleRoutes: luaCall('portico.configuration', 'handle_routes'),
+  route: luaCall('portico.routes', 'route'),
   handleInitialized: luaCall('portico.configuration', 'handle_initialized'),
 } as const;
 
@@ -130,6 +133,14 @@ export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderCont
   });
 }
 
+/** The named location lua/portico/routes.lua sends a pending host's request to. */
+export const PENDING_ROUTE_LOCATION = '@portico_pending';
+
+/** In the catch-all server, before any location is chosen: a host nginx.conf does not have yet may be routed (renderPendingRoutes). */
+export function renderPendingRouteHook(server: ConfigBuilder): void {
+  server.luaBlock('server_rewrite_by_lua_block', LuaHook.route);
+}
+
 /** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */
 export function renderCertificateHook(server: ConfigBuilder): void {
   server.luaBlock('ssl_certificate_by_lua_block', LuaHook.certificate);
@@ -143,6 +154,7 @@ export function renderLiveStateEndpoints(status: ConfigBuilder, context: RenderC
   const endpoints = [
     ['/configuration/backends', LuaHook.handleBackends],
     ['/configuration/certificates', LuaHook.handleCertificates],
+    ['/configuration/routes', LuaHook.handleRoutes],
     ['/is-dynamic-lb-initialized', LuaHook.handleInitialized],
   ] as const;
   for (const [path, handler] of endpoints) {

@@ -3,7 +3,7 @@
 import type { Server } from '../../../model/types.js';
 import { filePath, literal, raw, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { renderLocations } from './renderLocation.js';
+import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
 import type { RenderScope } from './renderScope.js';
@@ -39,6 +39,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
       block.directive('add_header', raw.headerName('Strict-Transport-Security'), raw.variable(HttpVariable.hstsHeader), raw.keyword('always'));
     }
     setLogVariableDefaults(block);
+    if (isDefault) renderPendingRoutes(block, scope);
     renderLocations(block, server, scope);
   });
 }

@@ -51,7 +51,7 @@ describe('monitor hook', () => {
     const binding = (statement: string): string | undefined => /^(portico_[a-z_]+) = require\("portico\.[a-z_.]+"\)$/.exec(statement)?.[1];
     const target = (statement: string): string | undefined => /^(portico_[a-z_]+)\./.exec(statement)?.[1];
     const bound = init.flatMap((statement) => binding(statement) ?? []);
-    assert.deepEqual([...bound].sort(), ['portico_balancer', 'portico_certificate', 'portico_configuration', 'portico_monitor']);
+    assert.deepEqual([...bound].sort(), ['portico_balancer', 'portico_certificate', 'portico_configuration', 'portico_monitor', 'portico_routes']);
     init.forEach((statement, index) => {
       const module = target(statement);
       if (module !== undefined) assert.ok(init.slice(0, index).some((earlier) => binding(earlier) === module), statement);

@@ -49,14 +49,17 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_balancer = require("portico.balancer")',
     'portico_configuration = require("portico.configuration")',
     'portico_certificate = require("portico.certificate")',
+    'portico_routes = require("portico.routes")',
     'portico_balancer.init({ status_port = 10246 })',
   ],
+  ['server_rewrite_by_lua_block', 'portico_routes.route()'],
   ['balancer_by_lua_block', 'portico_balancer.balance()'],
   ['ssl_certificate_by_lua_block', 'portico_certificate.call()'],
   ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
   ['log_by_lua_block', 'portico_balancer.log()'],
   ['content_by_lua_block', 'portico_configuration.handle_backends()'],
   ['content_by_lua_block', 'portico_configuration.handle_certificates()'],
+  ['content_by_lua_block', 'portico_configuration.handle_routes()'],
   ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
 ];
 
@@ -132,12 +135,15 @@ describe('hostile values in user-controlled fields', () => {
     const count = (name: string): number => blocks.filter(([blockName]) => blockName === name).length;
     assert.equal(count('init_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
-    assert.equal(count('content_by_lua_block'), 3);
+    assert.equal(count('content_by_lua_block'), 4);
     assert.equal(count('ssl_certificate_by_lua_block'), hostile.servers.length);
+    // The catch-all's routes of hosts nginx.conf does not have yet.
+    assert.equal(count('server_rewrite_by_lua_block'), 1);
     // Plain HTTP upstreams only: the balancer phase decides everything.
     assert.equal(count('rewrite_by_lua_block'), 0);
-    // Round robin backends only: nothing to do in the log phase.
-    assert.equal(count('log_by_lua_block'), 0);
+    // Round robin backends only: nothing to do in the log phase, except in the
+    // catch-all's pending-route location, whose backends may be ewma's.
+    assert.equal(count('log_by_lua_block'), 1);
   });
 
   test('no hostile directive exists, and hostile text only sits in the directives meant for user data', () => {

@@ -66,7 +66,7 @@ function push(port: number, path: string, body: string): Promise<Reply> {
 }
 
 async function pushLiveState(statusPort: number, config: Configuration): Promise<void> {
-  const state = liveStateOf(config);
+  const state = liveStateOf(config, new Set(config.servers.map((server) => server.hostname)));
   const backends = await push(statusPort, '/configuration/backends', state.backends);
   assert.equal(backends.status, 201, backends.body);
   const certificates = await push(statusPort, '/configuration/certificates', state.certificates);

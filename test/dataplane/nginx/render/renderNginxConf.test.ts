@@ -84,6 +84,7 @@ describe('main and http', () => {
           'portico_balancer = require("portico.balancer")',
           'portico_configuration = require("portico.configuration")',
           'portico_certificate = require("portico.certificate")',
+          'portico_routes = require("portico.routes")',
           'portico_balancer.init({ status_port = 10999 })',
         ],
       },

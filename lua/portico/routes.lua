@@ -1,0 +1,177 @@
+-- Hosts that the running nginx.conf has no server for yet, routed by the
+-- catch-all server until the reload that adds them (src/dataplane/live/
+-- pendingRoutes.ts decides which hosts qualify). Hook, in the catch-all server:
+--   server_rewrite_by_lua_block { portico_routes.route() }
+-- A matching request gets the log variables its location block would set and
+-- continues in `location @portico_pending`, which proxies through the
+-- balancer like a location with the ConfigMap's defaults; anything else
+-- continues in the catch-all as before.
+--
+-- The document: { "hosts": { "<host>": [ { "path", "exact", "backend" (or
+-- null: 404), "namespace", "ingress", "service", "servicePort",
+-- "locationPath" } ] } }. Paths match as the rendered locations would: an
+-- exact path, or a prefix path itself (its `= /p` twin), wins; otherwise the
+-- longest prefix `/p` of which the URI is `/p/...`; `/` matches everything.
+local cjson = require("cjson.safe")
+local state = require("portico.state")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_exec = ngx.exec
+local ngx_exit = ngx.exit
+local ngx_log = ngx.log
+local type = type
+local pairs = pairs
+local ipairs = ipairs
+local next = next
+local tostring = tostring
+local string_sub = string.sub
+local string_byte = string.byte
+local table_sort = table.sort
+
+local _M = {}
+
+local DOCUMENT = "routes"
+local VERSION_KEY = state.version_key(DOCUMENT)
+local PENDING_LOCATION = "@portico_pending" -- src/dataplane/nginx/render/renderLua.ts
+local SLASH = string_byte("/")
+local LOG_FIELDS = { "namespace", "ingress", "service", "servicePort", "locationPath" }
+
+local function route_error(route, where)
+  if type(route) ~= "table" then
+    return where .. " must be an object"
+  end
+  if type(route.path) ~= "string" or string_byte(route.path, 1) ~= SLASH then
+    return where .. ".path must be a string starting with /"
+  end
+  if type(route.exact) ~= "boolean" then
+    return where .. ".exact must be a boolean"
+  end
+  if route.backend == cjson.null then
+    route.backend = nil
+  elseif type(route.backend) ~= "string" or route.backend == "" then
+    return where .. ".backend must be a non-empty string or null"
+  end
+  for _, field in ipairs(LOG_FIELDS) do
+    if type(route[field]) ~= "string" then
+      return where .. "." .. field .. " must be a string"
+    end
+  end
+end
+
+-- One host's routes, prepared for matching: exact paths (a prefix path's
+-- own `= /p` included, unless an exact route has that path), and the prefix
+-- routes from the longest path down.
+local function prepare(routes)
+  local exact, prefixes = {}, {}
+  for _, route in ipairs(routes) do
+    if route.exact then
+      exact[route.path] = route
+    else
+      prefixes[#prefixes + 1] = route
+    end
+  end
+  for _, route in ipairs(prefixes) do
+    if exact[route.path] == nil then
+      exact[route.path] = route
+    end
+  end
+  table_sort(prefixes, function(a, b) return #a.path > #b.path end)
+  return { exact = exact, prefixes = prefixes }
+end
+
+-- Validates a pushed document (the configuration endpoint refuses what fails)
+-- and returns host -> prepared routes.
+function _M.decode(body)
+  local document, err = cjson.decode(body)
+  if document == nil then
+    return nil, "not JSON: " .. tostring(err)
+  end
+  if type(document) ~= "table" or type(document.hosts) ~= "table" then
+    return nil, 'expected an object with a "hosts" object'
+  end
+  local hosts = {}
+  for host, routes in pairs(document.hosts) do
+    if type(host) ~= "string" or host == "" or type(routes) ~= "table" or #routes == 0 then
+      return nil, "hosts." .. tostring(host) .. " must be a host name with an array of routes"
+    end
+    for i, route in ipairs(routes) do
+      local problem = route_error(route, "hosts." .. host .. "[" .. (i - 1) .. "]")
+      if problem then
+        return nil, problem
+      end
+    end
+    hosts[host] = prepare(routes)
+  end
+  return hosts
+end
+
+-- The route of `uri` among one host's prepared routes, or nil.
+function _M.match(prepared, uri)
+  local route = prepared.exact[uri]
+  if route ~= nil then
+    return route
+  end
+  for _, candidate in ipairs(prepared.prefixes) do
+    local path = candidate.path
+    if path == "/" then
+      return candidate
+    end
+    local length = #path
+    if string_sub(uri, 1, length) == path and string_byte(uri, length + 1) == SLASH then
+      return candidate
+    end
+  end
+end
+
+-- Worker-local: decoded again only when the document's version moves.
+local synced_version = nil
+local hosts = {}
+
+local function sync()
+  local moved, body, version = state.moved(DOCUMENT, VERSION_KEY, synced_version)
+  if not moved then
+    return
+  end
+  if body == nil then
+    hosts = {}
+  else
+    local decoded, err = _M.decode(body)
+    if decoded == nil then
+      -- Cannot happen for a body the endpoint accepted.
+      ngx_log(ngx.ERR, "routes version ", version, " is unusable, keeping the previous ones: ", err)
+    else
+      hosts = decoded
+    end
+  end
+  synced_version = version
+end
+
+-- server_rewrite_by_lua in the catch-all server.
+function _M.route()
+  sync()
+  if next(hosts) == nil then
+    return
+  end
+  local prepared = hosts[ngx_var.host]
+  if prepared == nil then
+    return
+  end
+  local route = _M.match(prepared, ngx_var.uri)
+  if route == nil then
+    return
+  end
+  local var = ngx_var
+  var.proxy_upstream_name = route.backend or "-"
+  var.namespace = route.namespace
+  var.ingress_name = route.ingress
+  var.service_name = route.service
+  var.service_port = route.servicePort
+  var.location_path = route.locationPath
+  if route.backend == nil then
+    return ngx_exit(404)
+  end
+  return ngx_exec(PENDING_LOCATION)
+end
+
+return _M

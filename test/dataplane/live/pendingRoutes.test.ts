@@ -1,0 +1,70 @@
+// Which hosts the catch-all's Lua may route before their reload, and with what.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pendingRoutes } from '../../../src/dataplane/live/pendingRoutes.js';
+import { backend, configuration, ingressRef, location, server } from '../nginx/render/fixtures.js';
+
+const web = backend('shop-web-80', [{ address: '10.0.0.1', port: 8080 }], { namespace: 'shop', name: 'web', port: 80 });
+const api = backend('shop-api-http', [], { namespace: 'shop', name: 'api', port: 'http' });
+
+test('a new plain host gets its routes: exact and prefix paths, backends, log variables, the generated 404 "/"', () => {
+  const config = configuration({
+    servers: [
+      server('_', []),
+      server('old.example.com', [location('/', 'prefix', web.name)]),
+      server('new.example.com', [
+        location('/api/', 'prefix', api.name, { ingress: ingressRef('shop', 'api') }),
+        location('/login', 'exact', web.name, { ingress: ingressRef('shop', 'web') }),
+      ]),
+    ],
+    backends: [web, api],
+  });
+  assert.deepEqual(pendingRoutes(config, new Set(['_', 'old.example.com'])), {
+    hosts: {
+      'new.example.com': [
+        { path: '/api', exact: false, backend: 'shop-api-http', namespace: 'shop', ingress: 'api', service: 'api', servicePort: 'http', locationPath: '/api/' },
+        { path: '/login', exact: true, backend: 'shop-web-80', namespace: 'shop', ingress: 'web', service: 'web', servicePort: '80', locationPath: '/login' },
+        { path: '/', exact: false, backend: null, namespace: '', ingress: '', service: '', servicePort: '', locationPath: '/' },
+      ],
+    },
+  });
+});
+
+test('hosts the running nginx.conf serves, the catch-all and wildcards are never pending', () => {
+  const config = configuration({
+    servers: [server('_', [location('/', 'prefix', web.name)]), server('*.example.com', []), server('a.example.com', [])],
+    backends: [web],
+  });
+  assert.deepEqual(pendingRoutes(config, new Set(['a.example.com'])).hosts, {});
+  assert.deepEqual(Object.keys(pendingRoutes(config, new Set()).hosts), ['a.example.com']);
+});
+
+test('a host waits for its reload when any location differs from what the pending route renders', () => {
+  const servedNothing = new Set<string>();
+  const variants = {
+    tls: server('h.example.com', [location('/', 'prefix', web.name)], { tls: true }),
+    certificate: server('h.example.com', [location('/', 'prefix', web.name)], { certificate: 'shop/h' }),
+    regex: server('h.example.com', [location('/a.*', 'regex', web.name)]),
+    rewrite: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { target: '/' } } })]),
+    useRegex: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { useRegex: true } } })]),
+    forcedRedirect: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { forceSslRedirect: true } } })]),
+    grpc: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { backendProtocol: 'GRPC' } })]),
+    allowlist: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8'] } } })]),
+    bodySize: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { bodySize: '8m' } } })]),
+    readTimeout: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { readTimeout: 3600 } } })]),
+    buffering: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { buffering: 'on' } } })]),
+  };
+  for (const [name, host] of Object.entries(variants)) {
+    const config = configuration({ servers: [server('_', []), host], backends: [web] });
+    assert.deepEqual(pendingRoutes(config, servedNothing).hosts, {}, name);
+  }
+  // The same host with every annotation at its default qualifies (the check above can fail).
+  const plain = configuration({ servers: [server('_', []), server('h.example.com', [location('/a', 'prefix', web.name)])], backends: [web] });
+  assert.deepEqual(Object.keys(pendingRoutes(plain, servedNothing).hosts), ['h.example.com']);
+});
+
+test('the defaults compared against are the ConfigMap\'s, not ingress-nginx\'s', () => {
+  const host = server('h.example.com', [location('/', 'prefix', web.name, { annotations: { proxy: { bodySize: '8m' } } })]);
+  const config = configuration({ servers: [server('_', []), host], backends: [web], settings: { proxyBodySize: '8m' } });
+  assert.deepEqual(Object.keys(pendingRoutes(config, new Set()).hosts), ['h.example.com']);
+});
