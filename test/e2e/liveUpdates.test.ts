@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngress, applyIngressAndReload, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 import { nginxWorkers } from '../support/nginxWorkers.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
@@ -43,7 +43,7 @@ test('scaling a backend from 1 to 10 endpoints and back changes traffic, not ngi
   const first = backends[0];
   assert.ok(first);
   await createService(cluster, 'scaled', [first]);
-  await applyIngress(cluster, ingress(cluster, 'scaled', { rules: [{ host: 'scaled.live.test', http: { paths: paths(['/', 'Prefix', 'scaled']) } }] }));
+  await applyIngressAndReload(cluster, ingress(cluster, 'scaled', { rules: [{ host: 'scaled.live.test', http: { paths: paths(['/', 'Prefix', 'scaled']) } }] }));
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 3))], ['scaled-1']));
   const before = await nginxState();
 
@@ -84,7 +84,8 @@ test('a rotated certificate is served without a reload', async () => {
 
 test('after the nginx master dies, Portico restarts it and pushes the live state again before it is healthy', async () => {
   await createService(cluster, 'survivor', await startBackends(cluster, 'survivor'));
-  await applyIngress(cluster, ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }));
+  // Killed after the reload that adds the host, not during it.
+  await applyIngressAndReload(cluster, ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }));
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']));
   const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
   process.kill(master, 'SIGKILL');

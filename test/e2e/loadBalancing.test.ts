@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngress, applyIngressAndReload, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 import type { EchoBackend } from '../support/testNetwork.js';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -20,7 +20,8 @@ after(() => cluster?.close());
 async function serve(name: string, annotations: Record<string, string>, backends: readonly EchoBackend[] = pool): Promise<string> {
   const host = `${name}.balancing.test`;
   await createService(cluster, name, backends);
-  await applyIngress(
+  // The reload too: a plain host answers from the catch-all before it, and the spreads below must not span it.
+  await applyIngressAndReload(
     cluster,
     ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name]) } }] }, prefixed(annotations)),
   );

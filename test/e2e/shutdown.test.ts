@@ -11,7 +11,7 @@ import { prefixLayout } from '../../src/dataplane/nginx/process/prefixLayout.js'
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import { isRunning } from '../support/isRunning.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngressAndReload, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 
 const HOST = 'slow.shutdown.test';
 const GRACE_S = 3;
@@ -23,7 +23,8 @@ let cluster: E2eCluster;
 before(async () => {
   cluster = await startE2eCluster('shutdown', [`--shutdown-grace-period=${GRACE_S}`, `--post-shutdown-grace-period=${POST_GRACE_S}`]);
   await createService(cluster, 'slow', await startBackends(cluster, 'slow'));
-  await applyIngress(cluster, ingress(cluster, 'slow', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'slow']) } }] }));
+  // The tests kill and stop nginx: after the reload that adds the host, not during it.
+  await applyIngressAndReload(cluster, ingress(cluster, 'slow', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'slow']) } }] }));
   await eventually(async () => assert.equal((await request('/')).status, 200), { timeoutMs: 15_000 });
 });
 after(() => cluster?.close());

@@ -3,6 +3,8 @@
 // Services and EndpointSlices pointing at them, and a Portico process watching
 // only that namespace as the least-privileged controller identity.
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CoreV1Api,
   DiscoveryV1Api,
@@ -13,6 +15,7 @@ import {
   type V1IngressSpec,
 } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from './controlPlane.js';
+import { appliedConfigurations, readFrom } from './porticoLog.js';
 import { startPortico, type PorticoProcess } from './porticoProcess.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from './testNetwork.js';
 
@@ -164,6 +167,23 @@ export function ingress(
 }
 
 /** Creates the Ingress, or replaces it when it exists. */
+/**
+ * applyIngress, then waits until a sync after it has reloaded nginx. A new
+ * plain host answers before that reload (the catch-all routes it from live
+ * state, lua/portico/routes.lua), so a test that compares nginx's workers or
+ * state across later changes must not take the first answer for the reload.
+ */
+export async function applyIngressAndReload(cluster: E2eCluster, body: V1Ingress, timeoutMs = 20_000): Promise<void> {
+  const log = cluster.portico.process.logPath;
+  const offset = (await stat(log)).size;
+  await applyIngress(cluster, body);
+  const deadline = performance.now() + timeoutMs;
+  while (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
+    if (performance.now() > deadline) throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
+    await sleep(50);
+  }
+}
+
 export async function applyIngress(cluster: E2eCluster, body: V1Ingress): Promise<void> {
   const name = body.metadata?.name ?? '';
   try {
