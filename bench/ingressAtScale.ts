@@ -12,8 +12,9 @@
  * TLS and a Secret each, a tenth in regex mode, some annotations), all routed
  * to the one echo Service. Once the last of them is served and Portico is
  * idle again, `--samples` Ingresses are created one at a time, each after the
- * rate limiter's interval has passed, so each measures one change to an
- * otherwise idle controller. Portico's log gives each sample's breakdown:
+ * rate limiter's interval has passed and the last sync has finished (its
+ * reload included: a new plain host answers before it), so each measures one
+ * change to an otherwise idle controller. Portico's log gives each sample's breakdown:
  * the model's part of the sync, the rendering and live-state push, `nginx -t`
  * (if run) and the reload.
  */
@@ -140,7 +141,9 @@ async function measureSize(cluster: E2eCluster, existing: number, samples: numbe
     run.latenciesMs.push(
       await timeToFirstResponse(cluster, `probe-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS }),
     );
-    run.breakdowns.push(lastReloadBreakdown(await readFrom(logPath, offset)));
+    // A new plain host answers before the reload that adds it (lua/portico/routes.lua): the
+    // next sample must not start while that reload runs, and the breakdown is its sync's.
+    run.breakdowns.push(await reloadingSync(logPath, offset));
     process.stderr.write(`${figure(existing)} existing: Ingress ${i + 1}/${samples} served after ${figure(run.latenciesMs.at(-1)!)} ms\n`);
   }
   return run;
@@ -204,13 +207,34 @@ async function quiet(logPath: string, atLeastMs: number): Promise<void> {
   const started = performance.now();
   let size = (await stat(logPath)).size;
   let since = performance.now();
-  while (performance.now() - since < QUIET_MS || performance.now() - started < atLeastMs) {
+  while (performance.now() - since < QUIET_MS || performance.now() - started < atLeastMs || !(await syncFinished(logPath))) {
     await sleep(100);
     const now = (await stat(logPath)).size;
     if (now !== size) {
       size = now;
       since = performance.now();
     }
+  }
+}
+
+/**
+ * Whether the last sync that took up an Ingress has finished: a reload at
+ * thousands of Ingresses logs nothing for tens of seconds, and its hosts may
+ * already answer (lua/portico/routes.lua), so silence alone does not say idle.
+ */
+async function syncFinished(logPath: string): Promise<boolean> {
+  const log = await readFrom(logPath, 0);
+  return log.lastIndexOf('"msg":"configuration applied"') > log.lastIndexOf('"msg":"Scheduled for sync"');
+}
+
+/** Waits until Portico has logged a reloading sync since `offset`; its timings. */
+async function reloadingSync(logPath: string, offset: number): Promise<Breakdown> {
+  const deadline = performance.now() + ROUTE_DEADLINE_MS;
+  for (;;) {
+    const found = lastReloadBreakdown(await readFrom(logPath, offset));
+    if (found) return found;
+    if (performance.now() > deadline) throw new Error(`no reloading sync logged within ${ROUTE_DEADLINE_MS} ms`);
+    await sleep(100);
   }
 }
 
