@@ -1,15 +1,16 @@
 // The `location` blocks of one server, in the model's order (regex locations
 // are first-match), and what each does: access rules, the HTTPS redirect,
 // then 404 without a backend, else proxy through the Lua balancer (which
-// answers 503 for a backend it does not know or that has no endpoint).
+// answers 503 for a backend it does not know or that has no endpoint); and
+// the catch-all's location for hosts nginx.conf does not have yet.
 import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import {
   captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
 } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex } from './regex.js';
-import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { BALANCER_UPSTREAM, needsBalancerFeedback, PENDING_ROUTE_LOCATION, renderBalancerHooks, renderPendingRouteHook } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
