@@ -107,7 +107,7 @@ function _M.decode(body)
 end
 
 -- The route of `uri` among one host's prepared routes, or nil.
-function _M.match(prepared, uri)
+local function match(prepared, uri)
   local route = prepared.exact[uri]
   if route ~= nil then
     return route
@@ -157,7 +157,7 @@ function _M.route()
   if prepared == nil then
     return
   end
-  local route = _M.match(prepared, ngx_var.uri)
+  local route = match(prepared, ngx_var.uri)
   if route == nil then
     return
   end

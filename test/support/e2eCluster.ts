@@ -4,7 +4,6 @@
 // only that namespace as the least-privileged controller identity.
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CoreV1Api,
   DiscoveryV1Api,
@@ -15,6 +14,7 @@ import {
   type V1IngressSpec,
 } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from './controlPlane.js';
+import { eventually } from './eventually.js';
 import { appliedConfigurations, readFrom } from './porticoLog.js';
 import { startPortico, type PorticoProcess } from './porticoProcess.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from './testNetwork.js';
@@ -177,11 +177,11 @@ export async function applyIngressAndReload(cluster: E2eCluster, body: V1Ingress
   const log = cluster.portico.process.logPath;
   const offset = (await stat(log)).size;
   await applyIngress(cluster, body);
-  const deadline = performance.now() + timeoutMs;
-  while (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
-    if (performance.now() > deadline) throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
-    await sleep(50);
-  }
+  await eventually(async () => {
+    if (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
+      throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
+    }
+  }, { timeoutMs });
 }
 
 export async function applyIngress(cluster: E2eCluster, body: V1Ingress): Promise<void> {

@@ -9,7 +9,10 @@
 // annotation at the ConfigMap's default. Any other waits for the reload, as
 // before.
 import { defaultLocationAnnotations } from '../../model/annotations/parseIngressAnnotations.js';
+import { CATCH_ALL } from '../../model/ingressRules.js';
+import { normalizePrefix } from '../../model/locations.js';
 import type { Backend, Configuration, Location, LocationAnnotations, Server } from '../../model/types.js';
+import { locationLogFields } from '../locationLogFields.js';
 
 /** One location of a pending host: lua/portico/routes.lua's contract. */
 export interface PendingRoute {
@@ -45,7 +48,7 @@ export function pendingRoutes(configuration: Configuration, servedHosts: Readonl
 
 /** A plain host name: not the catch-all, not a wildcard, no TLS. */
 function qualifies(server: Server): boolean {
-  return server.hostname !== '_' && !server.hostname.startsWith('*.') && !server.tls && server.certificate === undefined;
+  return server.hostname !== CATCH_ALL && !server.hostname.startsWith('*.') && !server.tls && server.certificate === undefined;
 }
 
 /**
@@ -68,16 +71,14 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
 }
 
 function route(location: Location, backends: ReadonlyMap<string, Backend>): PendingRoute {
-  const backend = location.backend === undefined ? undefined : backends.get(location.backend);
+  const { namespace, ingress, service, servicePort, locationPath } = locationLogFields(
+    location, location.backend === undefined ? undefined : backends.get(location.backend),
+  );
   const exact = location.match === 'exact';
   return {
-    path: exact ? location.path : location.path.replace(/\/+$/, '') || '/',
+    path: exact ? location.path : normalizePrefix(location.path),
     exact,
     backend: location.backend ?? null,
-    namespace: location.ingress?.namespace ?? '',
-    ingress: location.ingress?.name ?? '',
-    service: backend?.service.name ?? '',
-    servicePort: backend === undefined ? '' : String(backend.service.port),
-    locationPath: location.path,
+    namespace, ingress, service, servicePort, locationPath,
   };
 }

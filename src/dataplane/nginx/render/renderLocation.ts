@@ -6,6 +6,8 @@
 import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
+import { normalizePrefix } from '../../../model/locations.js';
+import { locationLogFields } from '../../locationLogFields.js';
 import {
   captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
 } from './arguments.js';
@@ -68,18 +70,19 @@ function absolutePath(path: string): string {
 
 /** A prefix path without trailing slashes (`/` stays `/`). */
 function prefixPath(path: string): string {
-  return absolutePath(path).replace(/\/+$/, '') || '/';
+  return normalizePrefix(absolutePath(path));
 }
 
 function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
+  const log = locationLogFields(location, backend);
   setLogVariables(body, {
-    $proxy_upstream_name: location.backend ?? '-',
-    $namespace: location.ingress?.namespace ?? '',
-    $ingress_name: location.ingress?.name ?? '',
-    $service_name: backend?.service.name ?? '',
-    $service_port: backend === undefined ? '' : String(backend.service.port),
-    $location_path: location.path,
+    $proxy_upstream_name: log.upstream,
+    $namespace: log.namespace,
+    $ingress_name: log.ingress,
+    $service_name: log.service,
+    $service_port: log.servicePort,
+    $location_path: log.locationPath,
   });
   renderIpAccess(body, location.annotations.ipAccess);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
