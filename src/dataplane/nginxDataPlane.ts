@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger.js';
 import { nginxTimeMs } from '../model/settings/valueSyntax.js';
 import type { Configuration } from '../model/types.js';
 import type { ApplyResult, DataPlane } from './dataPlane.js';
+import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
 import { NginxProcess } from './nginx/nginxProcess.js';
@@ -47,7 +48,9 @@ export class NginxDataPlane implements DataPlane {
   private context: RenderContext | undefined;
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
-  /** The hosts the running nginx.conf has servers for. */
+  /** The configuration the running nginx.conf was rendered from, its text, and its hosts. */
+  private running: Configuration | undefined;
+  private runningText: string | undefined;
   private servedHosts: ReadonlySet<string> = new Set();
   /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
   private drainTime: string | undefined;
@@ -72,16 +75,19 @@ export class NginxDataPlane implements DataPlane {
   async apply(configuration: Configuration): Promise<ApplyResult> {
     const resolved = await resolveExternalNames(configuration);
     this.drainTime = resolved.settings.workerShutdownTimeout;
-    if (!this.context) {
+    if (!this.context || !this.running) {
       await this.start(resolved);
       return { outcome: 'reloaded' };
     }
+    const text = renderNginxConf(resolved, this.context);
+    const reloading = text !== this.runningText;
     // New hosts are routed by the catch-all server's Lua until the reload has given them servers.
-    this.wanted = liveStateOf(resolved, this.servedHosts);
-    await this.live.push(this.wanted);
-    const result = await this.nginx.apply(renderNginxConf(resolved, this.context));
-    // Refused, the previous nginx.conf keeps serving: its hosts stay what Lua must not route.
-    if (result.outcome !== 'rejected') this.servedHosts = hostsOf(resolved);
+    await this.pushLive(reloading ? acrossReload(this.running, resolved) : resolved);
+    const result = await this.nginx.apply(text);
+    // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
+    if (result.outcome === 'rejected') return result;
+    this.serving(resolved, text);
+    if (reloading) await this.pushLive(resolved);
     return result;
   }
 
@@ -127,13 +133,25 @@ export class NginxDataPlane implements DataPlane {
         noEndpointsSocket: layout.noEndpointsSocket,
       },
     });
-    await this.nginx.start(renderNginxConf(configuration, context));
+    const text = renderNginxConf(configuration, context);
+    await this.nginx.start(text);
     this.context = context;
-    this.servedHosts = hostsOf(configuration);
-    this.wanted = liveStateOf(configuration, this.servedHosts);
-    await this.live.push(this.wanted);
+    this.serving(configuration, text);
+    await this.pushLive(configuration);
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
+  }
+
+  /** What the running nginx.conf was rendered from: its hosts are the ones Lua must not route. */
+  private serving(configuration: Configuration, text: string): void {
+    this.running = configuration;
+    this.runningText = text;
+    this.servedHosts = hostsOf(configuration);
+  }
+
+  private async pushLive(configuration: Configuration): Promise<void> {
+    this.wanted = liveStateOf(configuration, this.servedHosts);
+    await this.live.push(this.wanted);
   }
 
   /** A restarted nginx master starts with empty shared memory: push everything again. */
