@@ -16,7 +16,9 @@
  * reload included: a new plain host answers before it), so each measures one
  * change to an otherwise idle controller. Portico's log gives each sample's breakdown:
  * the model's part of the sync, the rendering and live-state push, `nginx -t`
- * (if run) and the reload.
+ * (if run) and the reload. Right after each sample's 200, while the reload
+ * that adds its server usually still runs, one more Ingress is created and
+ * timed the same way: the wait of a change made during a reload.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -48,6 +50,8 @@ const QUIET_MS = 2_000;
 
 interface Breakdown {
   modelMs: number;
+  /** Rendering and the live-state push (the data plane's part before its reload). */
+  liveMs: number | undefined;
   applyMs: number;
   testMs: number | undefined;
   reloadMs: number | undefined;
@@ -57,8 +61,10 @@ interface SizeRun {
   existing: number;
   setupMs: number;
   latenciesMs: number[];
-  /** The sync that served each sample (the last reloading one in its window). */
+  /** The sync that served each sample (the first reloading one in its window). */
   breakdowns: Array<Breakdown | undefined>;
+  /** The Ingresses created right after each sample answered, and whether that sample's reload was still running when they answered. */
+  duringReload: Array<{ latencyMs: number; beforeReloadEnded: boolean }>;
 }
 
 async function main(): Promise<void> {
@@ -105,6 +111,20 @@ async function main(): Promise<void> {
       figure(run.setupMs / 1000, 1),
     ]),
   );
+  process.stdout.write(`\nThe same for an Ingress created as soon as each of those answered, while the reload adding that one's server ran (the limiter's interval included)\n\n`);
+  printTable(
+    ['existing Ingresses', 'median', 'p90', 'max', 'served before that reload ended'],
+    runs.map((run) => {
+      const latencies = run.duringReload.map(({ latencyMs }) => latencyMs);
+      return [
+        figure(run.existing),
+        figure(median(latencies)),
+        figure(percentile(latencies, 90)),
+        figure(Math.max(...latencies)),
+        `${run.duringReload.filter(({ beforeReloadEnded }) => beforeReloadEnded).length} of ${run.duringReload.length}`,
+      ];
+    }),
+  );
   process.stdout.write(`\nWhere the time went, ms (median over the samples of the sync that served each; from Portico's log)\n\n`);
   const medianOf = (run: SizeRun, pick: (breakdown: Breakdown) => number | undefined): string => {
     const picked = run.breakdowns.flatMap((breakdown) => (breakdown === undefined ? [] : [pick(breakdown)]));
@@ -112,11 +132,12 @@ async function main(): Promise<void> {
     return known.length === 0 ? '–' : figure(median(known));
   };
   printTable(
-    ['existing Ingresses', 'model (sync loop)', 'data plane apply', 'of which nginx -t', 'of which reload'],
+    ['existing Ingresses', 'model (sync loop)', 'data plane apply', 'of which live push', 'of which nginx -t', 'of which reload'],
     runs.map((run) => [
       figure(run.existing),
       medianOf(run, (b) => b.modelMs),
       medianOf(run, (b) => b.applyMs),
+      medianOf(run, (b) => b.liveMs),
       medianOf(run, (b) => b.testMs),
       medianOf(run, (b) => b.reloadMs),
     ]),
@@ -134,17 +155,21 @@ async function measureSize(cluster: E2eCluster, existing: number, samples: numbe
   process.stderr.write(`${figure(existing)} existing: all routed after ${figure(setupMs / 1000, 1)} s\n`);
 
   const logPath = cluster.portico.process.logPath;
-  const run: SizeRun = { existing, setupMs, latenciesMs: [], breakdowns: [] };
+  const run: SizeRun = { existing, setupMs, latenciesMs: [], breakdowns: [], duringReload: [] };
   for (let i = 0; i < samples; i++) {
     await quiet(logPath, 1000 / rate + IDLE_MARGIN_MS);
     const offset = (await stat(logPath)).size;
     run.latenciesMs.push(
       await timeToFirstResponse(cluster, `probe-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS }),
     );
+    const latencyMs = await timeToFirstResponse(cluster, `during-reload-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS });
+    run.duringReload.push({ latencyMs, beforeReloadEnded: !(await readFrom(logPath, offset)).includes('"msg":"nginx reloaded"') });
     // A new plain host answers before the reload that adds it (lua/portico/routes.lua): the
     // next sample must not start while that reload runs, and the breakdown is its sync's.
     run.breakdowns.push(await reloadingSync(logPath, offset));
-    process.stderr.write(`${figure(existing)} existing: Ingress ${i + 1}/${samples} served after ${figure(run.latenciesMs.at(-1)!)} ms\n`);
+    process.stderr.write(
+      `${figure(existing)} existing: Ingress ${i + 1}/${samples} served after ${figure(run.latenciesMs.at(-1)!)} ms; the one created right after it, after ${figure(latencyMs)} ms\n`,
+    );
   }
   return run;
 }
@@ -227,33 +252,31 @@ async function syncFinished(logPath: string): Promise<boolean> {
   return log.lastIndexOf('"msg":"configuration applied"') > log.lastIndexOf('"msg":"Scheduled for sync"');
 }
 
-/** Waits until Portico has logged a reloading sync since `offset`; its timings. */
+/** Waits until Portico has logged a reloading sync since `offset`; the first one's timings. */
 async function reloadingSync(logPath: string, offset: number): Promise<Breakdown> {
   const deadline = performance.now() + ROUTE_DEADLINE_MS;
   for (;;) {
-    const found = lastReloadBreakdown(await readFrom(logPath, offset));
+    const found = firstReloadBreakdown(await readFrom(logPath, offset));
     if (found) return found;
     if (performance.now() > deadline) throw new Error(`no reloading sync logged within ${ROUTE_DEADLINE_MS} ms`);
     await sleep(100);
   }
 }
 
-/** The timings of the last reloading sync in a stretch of Portico's log (pino JSON lines). */
-function lastReloadBreakdown(log: string): Breakdown | undefined {
+/** The timings of the first reloading sync in a stretch of Portico's log (pino JSON lines). */
+function firstReloadBreakdown(log: string): Breakdown | undefined {
   let testMs: number | undefined;
   let reloadMs: number | undefined;
-  let found: Breakdown | undefined;
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; testMs?: number; reloadMs?: number; modelMs?: number; applyMs?: number; outcome?: string };
-    if (entry.msg === 'nginx -t done') testMs = entry.testMs;
-    else if (entry.msg === 'nginx reloaded') reloadMs = entry.reloadMs;
+    const entry = JSON.parse(line) as { msg?: string; testMs?: number; reloadMs?: number; modelMs?: number; liveMs?: number; applyMs?: number; outcome?: string };
+    if (entry.msg === 'nginx -t done') testMs ??= entry.testMs;
+    else if (entry.msg === 'nginx reloaded') reloadMs ??= entry.reloadMs;
     else if (entry.msg === 'configuration applied' && entry.outcome === 'reloaded' && entry.modelMs !== undefined && entry.applyMs !== undefined) {
-      found = { modelMs: entry.modelMs, applyMs: entry.applyMs, testMs, reloadMs };
-      testMs = reloadMs = undefined;
+      return { modelMs: entry.modelMs, liveMs: entry.liveMs, applyMs: entry.applyMs, testMs, reloadMs };
     }
   }
-  return found;
+  return undefined;
 }
 
 await main();

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalS
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
-import type { ApplyResult, DataPlane } from '../dataplane/dataPlane.js';
+import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from '../dataplane/dataPlane.js';
 import type { ControllerEventRecorder, IngressEventRecorder } from './events/eventRecorder.js';
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
@@ -41,7 +41,14 @@ export interface SyncLoopOptions {
 export interface SyncReport {
   /** The configuration handed to the data plane (undefined when nothing changed). */
   applied: Configuration | undefined;
-  outcome: ApplyResult['outcome'] | 'skipped';
+  outcome: ApplyOutcome['outcome'] | 'skipped';
+}
+
+/** When a sync started (performance.now()), and how long its model and its live push took, ms. */
+interface SyncTiming {
+  started: number;
+  modelMs: number;
+  liveMs: number;
 }
 
 export class SyncLoop {
@@ -51,11 +58,12 @@ export class SyncLoop {
   private settings: GlobalSettings = DEFAULT_SETTINGS;
   private defaults: LocationAnnotations | undefined;
   private readonly reportedUnknownKeys = new Set<string>();
+  /** The configuration (as JSON) nginx runs, and the newest handed to the data plane with its settling. */
   private running: string | undefined;
+  private submitted: string | undefined;
+  private submittedSettled: Promise<unknown> = Promise.resolve();
   /** Every served Ingress at the last sync; the store replaces an object that changes, so identity tells a new version. */
   private readonly syncedIngresses = new Map<string, Ingress>();
-  /** The configuration nginx runs, as last applied successfully. */
-  current: Configuration | undefined;
   /** The model's input at the last sync: the admission webhook checks new Ingresses against it. */
   lastInput: ModelInput | undefined;
   syncs = 0;
@@ -65,24 +73,39 @@ export class SyncLoop {
     this.limiter = new SyncRateLimiter(options.syncRateLimit);
   }
 
-  /** Syncs on every batch of store changes until the signal aborts. */
+  /**
+   * Syncs on every batch of store changes until the signal aborts. A sync
+   * holds the loop until its live state is in nginx, not until its reload is
+   * done: a change during a long reload goes live at once.
+   */
   async run(signal: AbortSignal): Promise<void> {
+    const settling = new Set<Promise<SyncReport>>();
     while (!signal.aborted) {
       const keys = await Promise.race([this.options.store.changes.next(), aborted(signal)]);
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       this.options.logger.debug({ changed: keys?.size }, 'store changed');
       try {
         await this.limiter.ready(signal);
       } catch {
-        return;
+        break;
       }
-      const report = await this.sync();
-      if (report.outcome !== 'skipped') this.limiter.take();
+      const { settled, skipped } = await this.begin();
+      if (!skipped) this.limiter.take();
+      settling.add(settled);
+      settled
+        .catch((error: unknown) => this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'finishing a sync failed'))
+        .finally(() => settling.delete(settled));
     }
+    await Promise.allSettled(settling); // a reload under way finishes
   }
 
-  /** One full sync from the store as it is now. */
+  /** One full sync from the store as it is now, until nginx runs it. */
   async sync(): Promise<SyncReport> {
+    return (await this.begin()).settled;
+  }
+
+  /** Builds the model and hands it to the data plane: resolves once the live state is pushed, `settled` once nginx runs it. */
+  private async begin(): Promise<{ skipped: boolean; settled: Promise<SyncReport> }> {
     const started = performance.now();
     this.syncs++;
     const { store, logger } = this.options;
@@ -115,37 +138,59 @@ export class SyncLoop {
 
     const served = new Set(acceptance.accepted.map(({ ingress }) => objectKey(ingress)));
     const text = JSON.stringify(result.configuration);
-    if (text === this.running) {
-      // nginx already runs exactly what these Ingresses ask for (e.g. one only repeats another's routes).
-      this.options.onServed?.(served);
-      return { applied: undefined, outcome: 'skipped' };
+    if (text === this.submitted) {
+      // nginx runs, or is loading, exactly what these Ingresses ask for (e.g. one only repeats another's routes).
+      const settled = this.submittedSettled.then((): SyncReport => {
+        if (this.running === text) this.options.onServed?.(served);
+        return { applied: undefined, outcome: 'skipped' };
+      });
+      return { skipped: true, settled };
     }
     const modelMs = Math.round(performance.now() - started);
-    const outcome = await this.options.dataPlane.apply(result.configuration).catch(
-      (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
-    );
-    this.options.observer?.applied(result.configuration, outcome);
+    let applying: Applying;
+    try {
+      applying = await this.options.dataPlane.apply(result.configuration);
+    } catch (error) {
+      applying = { done: Promise.resolve({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }) };
+    }
+    const timing = { started, modelMs, liveMs: Math.round(performance.now() - started) - modelMs };
+    this.submitted = text;
+    const settled = applying.done.then((outcome) => this.settle(result.configuration, text, served, outcome, timing));
+    this.submittedSettled = settled;
+    return { skipped: false, settled };
+  }
+
+  /** What follows nginx's answer: Events, metrics, the status of served Ingresses, the log line. */
+  private settle(configuration: Configuration, text: string, served: ReadonlySet<string>, outcome: ApplyOutcome, timing: SyncTiming): SyncReport {
+    const { logger, events } = this.options;
+    if (outcome.outcome === 'superseded') {
+      logger.debug('a newer configuration took the place of this one before its reload');
+      return { applied: configuration, outcome: outcome.outcome };
+    }
+    this.options.observer?.applied(configuration, outcome);
     if (outcome.outcome === 'rejected') {
       logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
-      this.options.events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);
-    } else {
-      if (outcome.outcome === 'reloaded') this.options.events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
-      this.running = text;
-      this.current = result.configuration;
-      this.options.onServed?.(served);
-      logger.info(
-        {
-          outcome: outcome.outcome,
-          servers: result.configuration.servers.length,
-          backends: result.configuration.backends.length,
-          // The model's part, then the data plane's (render, live state push, nginx): where a change's latency goes.
-          modelMs,
-          applyMs: Math.round(performance.now() - started) - modelMs,
-        },
-        'configuration applied',
-      );
+      events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);
+      // The same configuration is tried again at the next change.
+      if (this.submitted === text) this.submitted = this.running;
+      return { applied: configuration, outcome: outcome.outcome };
     }
-    return { applied: result.configuration, outcome: outcome.outcome };
+    if (outcome.outcome === 'reloaded') events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
+    this.running = text;
+    this.options.onServed?.(served);
+    logger.info(
+      {
+        outcome: outcome.outcome,
+        servers: configuration.servers.length,
+        backends: configuration.backends.length,
+        // The model's part, the live push's (render included), the whole data plane's (nginx too): where a change's latency goes.
+        modelMs: timing.modelMs,
+        liveMs: timing.liveMs,
+        applyMs: Math.round(performance.now() - timing.started) - timing.modelMs,
+      },
+      'configuration applied',
+    );
+    return { applied: configuration, outcome: outcome.outcome };
   }
 
   /**

@@ -7,7 +7,8 @@ import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
 import { nginxTimeMs } from '../model/settings/valueSyntax.js';
 import type { Configuration } from '../model/types.js';
-import type { ApplyResult, DataPlane } from './dataPlane.js';
+import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from './dataPlane.js';
+import { LatestOnlyQueue } from './latestOnlyQueue.js';
 import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
@@ -42,16 +43,25 @@ export interface NginxDataPlaneOptions {
   monitor?: MonitorTarget;
 }
 
+/** A configuration and the nginx.conf text rendered from it. */
+interface Rendered {
+  readonly configuration: Configuration;
+  readonly text: string;
+}
+
 export class NginxDataPlane implements DataPlane {
   readonly nginx: NginxProcess;
   readonly live: LiveStateClient;
   private context: RenderContext | undefined;
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
-  /** The configuration the running nginx.conf was rendered from, its text, and its hosts. */
-  private running: Configuration | undefined;
-  private runningText: string | undefined;
+  /** The running nginx.conf, and its hosts. */
+  private running: Rendered | undefined;
   private servedHosts: ReadonlySet<string> = new Set();
+  /** The configuration last applied. */
+  private latest: Rendered | undefined;
+  /** nginx.conf texts to load, one at a time, the newest only. */
+  private readonly loads = new LatestOnlyQueue<Rendered, ApplyOutcome>((rendered) => this.load(rendered), { outcome: 'superseded' });
   /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
   private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -68,27 +78,23 @@ export class NginxDataPlane implements DataPlane {
   }
 
   /**
-   * The first configuration starts nginx; later ones push the live state and
-   * reload only when the rendered text changed. Live state goes first, so new
-   * locations find their backends the moment they exist.
+   * The first configuration starts nginx. Later ones push the live state and
+   * reload when the rendered text changed: live state goes first, so new
+   * locations find their backends the moment they exist, and resolves the
+   * call; the reload follows in `done`. A configuration that arrives during a
+   * reload is pushed at once, and loaded after it (only the newest of those).
    */
-  async apply(configuration: Configuration): Promise<ApplyResult> {
+  async apply(configuration: Configuration): Promise<Applying> {
     const resolved = await resolveExternalNames(configuration);
     this.drainTime = resolved.settings.workerShutdownTimeout;
-    if (!this.context || !this.running) {
+    if (!this.context) {
       await this.start(resolved);
-      return { outcome: 'reloaded' };
+      return { done: Promise.resolve({ outcome: 'reloaded' }) };
     }
-    const text = renderNginxConf(resolved, this.context);
-    const reloading = text !== this.runningText;
-    // New hosts are routed by the catch-all server's Lua until the reload has given them servers.
-    await this.pushLive(reloading ? acrossReload(this.running, resolved) : resolved);
-    const result = await this.nginx.apply(text);
-    // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
-    if (result.outcome === 'rejected') return result;
-    this.serving(resolved, text);
-    if (reloading) await this.pushLive(resolved);
-    return result;
+    const next = { configuration: resolved, text: renderNginxConf(resolved, this.context) };
+    this.latest = next;
+    await this.pushLive();
+    return { done: this.loads.submit(next) };
   }
 
   /**
@@ -133,24 +139,52 @@ export class NginxDataPlane implements DataPlane {
         noEndpointsSocket: layout.noEndpointsSocket,
       },
     });
-    const text = renderNginxConf(configuration, context);
-    await this.nginx.start(text);
+    const rendered = { configuration, text: renderNginxConf(configuration, context) };
+    await this.nginx.start(rendered.text);
     this.context = context;
-    this.serving(configuration, text);
-    await this.pushLive(configuration);
+    this.serving(rendered);
+    await this.pushLive();
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
   }
 
-  /** What the running nginx.conf was rendered from: its hosts are the ones Lua must not route. */
-  private serving(configuration: Configuration, text: string): void {
-    this.running = configuration;
-    this.runningText = text;
-    this.servedHosts = hostsOf(configuration);
+  /** Makes `rendered` the running nginx.conf, then drops from the live state what only the replaced one needed. */
+  private async load(rendered: Rendered): Promise<ApplyResult> {
+    const result = await this.nginx.apply(rendered.text).catch(
+      (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
+    );
+    // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
+    if (result.outcome === 'rejected') return result;
+    this.serving(rendered);
+    if (result.outcome === 'reloaded') {
+      // A failure leaves more in nginx than needed, never less: reported, not the reload's failure.
+      await this.pushLive().catch((error: unknown) =>
+        this.options.logger.warn({ err: (error as Error).message }, 'dropping what the replaced nginx.conf needed from the live state failed'),
+      );
+    }
+    return result;
   }
 
-  private async pushLive(configuration: Configuration): Promise<void> {
-    this.wanted = liveStateOf(configuration, this.servedHosts);
+  /** What the running nginx.conf was rendered from: its hosts are the ones Lua must not route. */
+  private serving(rendered: Rendered): void {
+    this.running = rendered;
+    this.servedHosts = hostsOf(rendered.configuration);
+  }
+
+  /**
+   * Every nginx.conf that serves or soon may (the running one, the one
+   * loading, the newest) needs its backends and certificates live. For each
+   * text, its newest configuration counts; the newest one's state wins.
+   */
+  private async pushLive(): Promise<void> {
+    const candidates = [this.running, this.loads.active, this.latest].filter((entry) => entry !== undefined);
+    let live: Configuration | undefined;
+    candidates.forEach((entry, index) => {
+      if (candidates.slice(index + 1).some((later) => later.text === entry.text)) return;
+      live = live === undefined ? entry.configuration : acrossReload(live, entry.configuration);
+    });
+    if (live === undefined) return;
+    this.wanted = liveStateOf(live, this.servedHosts);
     await this.live.push(this.wanted);
   }
 

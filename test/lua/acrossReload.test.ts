@@ -1,7 +1,8 @@
 // While nginx loads a new nginx.conf, the old one keeps serving. A request it
-// routes to a backend that the new configuration drops must still be served:
-// Portico's rendered nginx.conf with a real nginx, whose master is held
-// (SIGSTOP) so that the reload waits while requests are sent.
+// routes to a backend that the new configuration drops must still be served,
+// and a configuration that arrives meanwhile must go live without waiting for
+// the reload. Portico's rendered nginx.conf with a real nginx, whose master is
+// held (SIGSTOP) so that the reload waits while requests are sent.
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { request } from 'undici';
 import { NginxDataPlane } from '../../src/dataplane/nginxDataPlane.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
+import type { Backend, Configuration } from '../../src/model/types.js';
 import { backend, configuration, location, server } from '../dataplane/nginx/render/fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { freeLoopbackPorts } from '../support/freePort.js';
@@ -39,41 +41,95 @@ async function backendNames(status: number): Promise<string[]> {
   return document.backends.map(({ name }) => name).sort();
 }
 
-test('a backend the next nginx.conf drops stays live until the reload is done', options, async () => {
+interface Fixture {
+  dataPlane: NginxDataPlane;
+  status: number;
+  old: Backend;
+  replacement: Backend;
+  /** The instance that answers `host`, or the status code when it is not a 200. */
+  instance: (host: string) => Promise<string | number>;
+}
+
+/** A data plane on free ports, with a backend per echo server; stopped (and its master resumed) after `body`. */
+async function withDataPlane(body: (fixture: Fixture) => Promise<void>): Promise<void> {
   const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const dataPlane = new NginxDataPlane({
-    prefix: join(dir, 'nginx'), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
+    prefix: join(dir, `nginx-${http}`), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
   });
   const [oldEcho, newEcho] = echoes;
-  const old = backend('default-old-80', [{ address: '127.0.0.1', port: oldEcho!.port }], { name: 'old' });
-  const replacement = backend('default-new-80', [{ address: '127.0.0.1', port: newEcho!.port }], { name: 'new' });
-  // The Ingress's path moves to another Service: the location names another backend, so nginx.conf changes.
-  const running = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', old.name)])], backends: [old] });
-  const next = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', replacement.name)])], backends: [replacement] });
-  const instance = async () => {
-    const answer = await httpGet({ port: http, host: 'a.example.com', path: '/' });
+  const instance = async (host: string) => {
+    const answer = await httpGet({ port: http, host, path: '/' });
     return answer.status === 200 ? echoed(answer).instance : answer.status;
   };
-  let master: number | undefined;
   try {
-    await dataPlane.apply(running);
-    assert.equal(await instance(), 'old-1');
-
-    master = dataPlane.nginx.masterPid;
-    assert.ok(master !== undefined);
-    process.kill(master, 'SIGSTOP');
-    const applied = dataPlane.apply(next);
-    await eventually(async () => assert.ok((await backendNames(status)).includes('default-new-80'), 'the next live state is pushed'));
-    for (let attempt = 0; attempt < 20; attempt++) assert.equal(await instance(), 'old-1', 'the old nginx.conf serves, with its backend');
-    assert.deepEqual(await backendNames(status), ['default-new-80', 'default-old-80']);
-    assert.equal(dataPlane.nginx.reloads, 0, 'the reload is still waiting');
-
-    process.kill(master, 'SIGCONT');
-    assert.equal((await applied).outcome, 'reloaded');
-    assert.equal(await instance(), 'new-1');
-    assert.deepEqual(await backendNames(status), ['default-new-80'], 'the dropped backend is gone once nothing routes to it');
+    await body({
+      dataPlane,
+      status,
+      old: backend('default-old-80', [{ address: '127.0.0.1', port: oldEcho!.port }], { name: 'old' }),
+      replacement: backend('default-new-80', [{ address: '127.0.0.1', port: newEcho!.port }], { name: 'new' }),
+      instance,
+    });
   } finally {
+    const master = dataPlane.nginx.masterPid;
     if (master !== undefined) process.kill(master, 'SIGCONT');
     await dataPlane.stop();
   }
-});
+}
+
+/** Holds nginx's master (SIGSTOP): its workers keep serving the running nginx.conf and taking live state, and a reload waits. */
+function holdMaster(dataPlane: NginxDataPlane): { release: () => void } {
+  const master = dataPlane.nginx.masterPid;
+  assert.ok(master !== undefined);
+  process.kill(master, 'SIGSTOP');
+  return { release: () => process.kill(master, 'SIGCONT') };
+}
+
+const applied = (dataPlane: NginxDataPlane, next: Configuration) => dataPlane.apply(next).then(({ done }) => done);
+
+test('a backend the next nginx.conf drops stays live until the reload is done', options, () =>
+  withDataPlane(async ({ dataPlane, status, old, replacement, instance }) => {
+    // The Ingress's path moves to another Service: the location names another backend, so nginx.conf changes.
+    const running = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', old.name)])], backends: [old] });
+    const next = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', replacement.name)])], backends: [replacement] });
+    await dataPlane.apply(running);
+    assert.equal(await instance('a.example.com'), 'old-1');
+
+    const master = holdMaster(dataPlane);
+    const reloaded = applied(dataPlane, next);
+    await eventually(async () => assert.ok((await backendNames(status)).includes('default-new-80'), 'the next live state is pushed'));
+    for (let attempt = 0; attempt < 20; attempt++) assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf serves, with its backend');
+    assert.deepEqual(await backendNames(status), ['default-new-80', 'default-old-80']);
+    assert.equal(dataPlane.nginx.reloads, 0, 'the reload is still waiting');
+
+    master.release();
+    assert.equal((await reloaded).outcome, 'reloaded');
+    assert.equal(await instance('a.example.com'), 'new-1');
+    assert.deepEqual(await backendNames(status), ['default-new-80'], 'the dropped backend is gone once nothing routes to it');
+  }));
+
+test('a configuration applied during a reload goes live at once; of those waiting for their reload only the newest is loaded', options, () =>
+  withDataPlane(async ({ dataPlane, old, replacement, instance }) => {
+    const host = (name: string, backendName: string) => server(name, [location('/', 'prefix', backendName)]);
+    const running = configuration({ servers: [server('_', []), host('a.example.com', old.name)], backends: [old] });
+    const first = configuration({ servers: [server('_', []), host('a.example.com', replacement.name)], backends: [replacement] });
+    const second = configuration({ servers: [...first.servers, host('b.example.com', replacement.name)], backends: [replacement] });
+    const third = configuration({ servers: [...second.servers, host('c.example.com', replacement.name)], backends: [replacement] });
+    await dataPlane.apply(running);
+
+    const master = holdMaster(dataPlane);
+    const firstDone = applied(dataPlane, first);
+    // apply() resolves once the live state is pushed, while the first reload still waits for the master.
+    const secondDone = (await dataPlane.apply(second)).done;
+    assert.equal(await instance('b.example.com'), 'new-1', 'a new host, routed from live state during the reload');
+    assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf still serves');
+    const thirdDone = (await dataPlane.apply(third)).done;
+    assert.equal((await secondDone).outcome, 'superseded', 'the third took its place before its turn');
+    assert.equal(await instance('c.example.com'), 'new-1');
+    assert.equal(dataPlane.nginx.reloads, 0);
+
+    master.release();
+    assert.equal((await firstDone).outcome, 'reloaded');
+    assert.equal((await thirdDone).outcome, 'reloaded');
+    assert.equal(dataPlane.nginx.reloads, 2, 'the first, then the newest');
+    for (const name of ['a.example.com', 'b.example.com', 'c.example.com']) assert.equal(await instance(name), 'new-1', name);
+  }));

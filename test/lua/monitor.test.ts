@@ -68,7 +68,9 @@ async function startServing(name: string, maxBatchSize = 1000): Promise<{ metric
     listenAddresses: ['127.0.0.1'], monitor: metrics.monitor,
   });
   const config = servedConfiguration();
-  metrics.applied(config, await dataPlane.apply(config));
+  const started = await (await dataPlane.apply(config)).done;
+  if (started.outcome === 'superseded') throw new Error('the first configuration cannot be superseded');
+  metrics.applied(config, started);
   return { metrics, dataPlane, port: http };
 }
 

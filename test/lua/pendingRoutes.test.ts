@@ -108,7 +108,7 @@ test('the catch-all routes a new plain host from live state alone, as its server
     }
     assert.equal(await instanceAt(http, 'new.example.com', '/shop/cart'), 'shop-1');
 
-    assert.equal((await dataPlane.apply(next)).outcome, 'reloaded');
+    assert.equal((await (await dataPlane.apply(next)).done).outcome, 'reloaded');
     for (const [host, path, answer] of expected.filter(([host]) => host !== 'secure.example.com')) {
       assert.equal(await instanceAt(http, host, path), answer, `after the reload: ${host}${path}`);
     }
