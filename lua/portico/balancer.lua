@@ -29,6 +29,7 @@ local ewma = require("portico.balancer.ewma")
 local chash = require("portico.balancer.chash")
 local chashsubset = require("portico.balancer.chashsubset")
 local sticky = require("portico.balancer.sticky")
+local canary = require("portico.balancer.canary")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -44,10 +45,8 @@ local string_find = string.find
 local string_lower = string.lower
 local string_gsub = string.gsub
 local string_gmatch = string.gmatch
-local math_random = math.random
 local math_randomseed = math.randomseed
 local pcall = pcall
-local ngx_re_find = ngx.re.find
 
 local _M = {}
 
@@ -154,37 +153,6 @@ local function implementation_for(backend)
   return implementation
 end
 
--- The canary policy as rewrite() reads it: variable names computed once per push.
-local function prepare_canary(backend)
-  local canary = backend.canary
-  if canary == nil then
-    return nil
-  end
-  local policy = {
-    backend = canary.backend,
-    weight = canary.weight,
-    weight_total = canary.weightTotal,
-    header_value = canary.headerValue,
-    header_pattern = canary.headerPattern,
-  }
-  if canary.header ~= nil then
-    policy.header_var = "http_" .. string_gsub(string_lower(canary.header), "-", "_")
-  end
-  if canary.cookie ~= nil then
-    policy.cookie_var = "cookie_" .. canary.cookie
-  end
-  if policy.header_pattern ~= nil then
-    local _, _, err = ngx_re_find("", policy.header_pattern, "jo")
-    if err ~= nil then
-      -- logged once per worker per push; requests carrying the header then stay on the primary, as in ingress-nginx
-      ngx_log(ERR, "backend ", backend.name, ": canary headerPattern \"", policy.header_pattern,
-        "\" is not a valid regular expression: ", err)
-      policy.header_pattern_invalid = true
-    end
-  end
-  return policy
-end
-
 local function rebuild(list)
   local new_balancers, new_endpoints, new_canaries = {}, {}, {}
   for _, backend in ipairs(list) do
@@ -207,7 +175,7 @@ local function rebuild(list)
       -- same endpoints: the balancer keeps its state (position, ring)
       new_balancers[name] = balancer
       new_endpoints[name] = given
-      new_canaries[name] = prepare_canary(backend)
+      new_canaries[name] = canary.prepare(backend)
     end
   end
   balancers, synced_endpoints, canaries = new_balancers, new_endpoints, new_canaries
@@ -239,61 +207,6 @@ local function sync_backends()
   synced_version = body_version
 end
 
-local function affinitized(balancer)
-  return balancer.is_affinitized ~= nil and balancer:is_affinitized()
-end
-
--- ingress-nginx's route_to_alternative_balancer(), in its order: the canary's
--- balancer, or nil to stay on the primary.
-local function canary_balancer(primary, policy)
-  if affinitized(primary) then
-    return nil -- a session on the primary stays there
-  end
-  local canary = balancers[policy.backend]
-  if canary == nil then
-    return nil -- not pushed, or no usable endpoint
-  end
-  if affinitized(canary) then
-    return canary
-  end
-  local header_var = policy.header_var
-  if header_var ~= nil then
-    local value = ngx_var[header_var]
-    if value ~= nil then
-      if policy.header_value ~= nil then
-        if value == policy.header_value then
-          return canary
-        end
-      elseif policy.header_pattern ~= nil then
-        if policy.header_pattern_invalid then
-          return nil
-        end
-        if ngx_re_find(value, policy.header_pattern, "jo") then
-          return canary
-        end
-      elseif value == "always" then
-        return canary
-      elseif value == "never" then
-        return nil
-      end
-    end
-  end
-  local cookie_var = policy.cookie_var
-  if cookie_var ~= nil then
-    local value = ngx_var[cookie_var]
-    if value == "always" then
-      return canary
-    elseif value == "never" then
-      return nil
-    end
-  end
-  local weight = policy.weight
-  if weight > 0 and math_random(policy.weight_total) <= weight then
-    return canary
-  end
-  return nil
-end
-
 local function set_alternative_upstream_name(name)
   ngx_var.proxy_alternative_upstream_name = name
 end
@@ -310,9 +223,9 @@ local function first_attempt_balancer()
   end
   local policy = canaries[name]
   if policy ~= nil then
-    local canary = canary_balancer(balancer, policy)
-    if canary ~= nil then
-      balancer = canary
+    local chosen = canary.choose(policy, balancer, balancers[policy.backend])
+    if chosen ~= nil then
+      balancer = chosen
       -- For logs, and for retries to stay on the canary. Writing a variable no
       -- `set` declares raises an error: routing must not depend on it.
       local ok, err = pcall(set_alternative_upstream_name, policy.backend)
