@@ -43,25 +43,20 @@ export interface NginxDataPlaneOptions {
   monitor?: MonitorTarget;
 }
 
-/** A configuration and the nginx.conf text rendered from it. */
-interface Rendered {
-  readonly configuration: Configuration;
-  readonly text: string;
-}
-
 export class NginxDataPlane implements DataPlane {
   readonly nginx: NginxProcess;
   readonly live: LiveStateClient;
   private context: RenderContext | undefined;
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
-  /** The running nginx.conf, and its hosts. */
-  private running: Rendered | undefined;
+  /** What the running nginx.conf was rendered from, and its hosts. */
+  private running: Configuration | undefined;
   private servedHosts: ReadonlySet<string> = new Set();
-  /** The configuration last applied. */
-  private latest: Rendered | undefined;
-  /** nginx.conf texts to load, one at a time, the newest only. */
-  private readonly loads = new LatestOnlyQueue<Rendered, ApplyOutcome>((rendered) => this.load(rendered), { outcome: 'superseded' });
+  /** The configuration last applied, and whether the live state last pushed held more than it needs. */
+  private latest: Configuration | undefined;
+  private pushedMore = false;
+  /** Configurations to render and load, one at a time, the newest only. */
+  private readonly loads = new LatestOnlyQueue<Configuration, ApplyOutcome>((configuration) => this.load(configuration), { outcome: 'superseded' });
   /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
   private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
@@ -78,10 +73,10 @@ export class NginxDataPlane implements DataPlane {
   }
 
   /**
-   * The first configuration starts nginx. Later ones push the live state and
-   * reload when the rendered text changed: live state goes first, so new
-   * locations find their backends the moment they exist, and resolves the
-   * call; the reload follows in `done`. A configuration that arrives during a
+   * The first configuration starts nginx. Later ones push the live state,
+   * which resolves the call, then render nginx.conf and reload when its text
+   * changed, in `done`. Live state goes first, so new locations find their
+   * backends the moment they exist. A configuration that arrives during a
    * reload is pushed at once, and loaded after it (only the newest of those).
    */
   async apply(configuration: Configuration): Promise<Applying> {
@@ -91,10 +86,9 @@ export class NginxDataPlane implements DataPlane {
       await this.start(resolved);
       return { done: Promise.resolve({ outcome: 'reloaded' }) };
     }
-    const next = { configuration: resolved, text: renderNginxConf(resolved, this.context) };
-    this.latest = next;
+    this.latest = resolved;
     await this.pushLive();
-    return { done: this.loads.submit(next) };
+    return { done: this.loads.submit(resolved) };
   }
 
   /**
@@ -139,24 +133,30 @@ export class NginxDataPlane implements DataPlane {
         noEndpointsSocket: layout.noEndpointsSocket,
       },
     });
-    const rendered = { configuration, text: renderNginxConf(configuration, context) };
-    await this.nginx.start(rendered.text);
+    await this.nginx.start(renderNginxConf(configuration, context));
     this.context = context;
-    this.serving(rendered);
+    this.serving(configuration);
+    this.latest = configuration;
     await this.pushLive();
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
   }
 
-  /** Makes `rendered` the running nginx.conf, then drops from the live state what only the replaced one needed. */
-  private async load(rendered: Rendered): Promise<ApplyResult> {
-    const result = await this.nginx.apply(rendered.text).catch(
+  /**
+   * Renders `configuration` (seconds with thousands of Ingresses: after the
+   * live push, and only for what is loaded) and makes it the running
+   * nginx.conf, then drops from the live state what only the replaced one needed.
+   */
+  private async load(configuration: Configuration): Promise<ApplyResult> {
+    const context = this.context;
+    if (context === undefined) throw new Error('nginx is not started');
+    const result = await this.nginx.apply(renderNginxConf(configuration, context)).catch(
       (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
     );
     // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
     if (result.outcome === 'rejected') return result;
-    this.serving(rendered);
-    if (result.outcome === 'reloaded') {
+    this.serving(configuration);
+    if (result.outcome === 'reloaded' || this.pushedMore) {
       // A failure leaves more in nginx than needed, never less: reported, not the reload's failure.
       await this.pushLive().catch((error: unknown) =>
         this.options.logger.warn({ err: (error as Error).message }, 'dropping what the replaced nginx.conf needed from the live state failed'),
@@ -166,24 +166,21 @@ export class NginxDataPlane implements DataPlane {
   }
 
   /** What the running nginx.conf was rendered from: its hosts are the ones Lua must not route. */
-  private serving(rendered: Rendered): void {
-    this.running = rendered;
-    this.servedHosts = hostsOf(rendered.configuration);
+  private serving(configuration: Configuration): void {
+    this.running = configuration;
+    this.servedHosts = hostsOf(configuration);
   }
 
   /**
    * Every nginx.conf that serves or soon may (the running one, the one
-   * loading, the newest) needs its backends and certificates live. For each
-   * text, its newest configuration counts; the newest one's state wins.
+   * loading, the newest configuration's) needs its backends and certificates
+   * live; the newer one's entries win.
    */
   private async pushLive(): Promise<void> {
-    const candidates = [this.running, this.loads.active, this.latest].filter((entry) => entry !== undefined);
-    let live: Configuration | undefined;
-    candidates.forEach((entry, index) => {
-      if (candidates.slice(index + 1).some((later) => later.text === entry.text)) return;
-      live = live === undefined ? entry.configuration : acrossReload(live, entry.configuration);
-    });
-    if (live === undefined) return;
+    if (this.latest === undefined) return;
+    const older = [this.running, this.loads.active].filter((entry) => entry !== undefined);
+    const live = [...older, this.latest].reduce((before, after) => acrossReload(before, after));
+    this.pushedMore = live !== this.latest;
     this.wanted = liveStateOf(live, this.servedHosts);
     await this.live.push(this.wanted);
   }

@@ -6,13 +6,17 @@
 // configuration's own live state once the reload is done.
 import type { Configuration } from '../../model/types.js';
 
-/** `next`, plus the backends, certificates and servers of `running` that `next` no longer has. */
+/** `next`, plus the backends, certificates and servers of `running` that `next` no longer has; `next` itself when it drops none. */
 export function acrossReload(running: Configuration, next: Configuration): Configuration {
+  const servers = droppedBy(next.servers, running.servers, (server) => server.hostname);
+  const backends = droppedBy(next.backends, running.backends, (backend) => backend.name);
+  const certificates = droppedBy(next.certificates, running.certificates, (certificate) => certificate.id);
+  if (servers.length + backends.length + certificates.length === 0) return next;
   return {
     ...next,
-    servers: [...next.servers, ...droppedBy(next.servers, running.servers, (server) => server.hostname)],
-    backends: [...next.backends, ...droppedBy(next.backends, running.backends, (backend) => backend.name)],
-    certificates: [...next.certificates, ...droppedBy(next.certificates, running.certificates, (certificate) => certificate.id)],
+    servers: [...next.servers, ...servers],
+    backends: [...next.backends, ...backends],
+    certificates: [...next.certificates, ...certificates],
   };
 }
 

@@ -35,8 +35,7 @@ test('across a reload: the next configuration, plus what the running one serves 
   assert.equal(across.settings, next.settings);
 });
 
-test('across a reload that drops nothing: the next configuration\'s lists, unchanged', () => {
+test('across a reload that drops nothing: the next configuration itself', () => {
   const next = configuration({ servers: [server('a.example.com', [location('/', 'prefix', 'web')])], backends: [backend('web', endpoint('10.0.0.1'))] });
-  const across = acrossReload(configuration({ backends: [backend('web', endpoint('10.0.0.9'))] }), next);
-  assert.deepEqual(across, next);
+  assert.equal(acrossReload(configuration({ backends: [backend('web', endpoint('10.0.0.9'))] }), next), next);
 });
