@@ -12,8 +12,8 @@
  * TLS and a Secret each, a tenth in regex mode, some annotations), all routed
  * to the one echo Service. Once the last of them is served and Portico is
  * idle again, `--samples` Ingresses are created one at a time, each after the
- * rate limiter's interval has passed and the last sync has finished (its
- * reload included: a new plain host answers before it), so each measures one
+ * rate limiter's interval has passed and the previous sample's two reloads
+ * are done (a new plain host answers before its reload), so each measures one
  * change to an otherwise idle controller. Portico's log gives each sample's breakdown:
  * the model's part of the sync, the rendering and live-state push, `nginx -t`
  * (if run) and the reload. Right after each sample's 200, while the reload
@@ -61,7 +61,7 @@ interface SizeRun {
   existing: number;
   setupMs: number;
   latenciesMs: number[];
-  /** The sync that served each sample (the first reloading one in its window). */
+  /** The sync that served each sample (the first of the two reloading ones in its window). */
   breakdowns: Array<Breakdown | undefined>;
   /** The Ingresses created right after each sample answered, and whether that sample's reload was still running when they answered. */
   duringReload: Array<{ latencyMs: number; beforeReloadEnded: boolean }>;
@@ -164,9 +164,10 @@ async function measureSize(cluster: E2eCluster, existing: number, samples: numbe
     );
     const latencyMs = await timeToFirstResponse(cluster, `during-reload-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS });
     run.duringReload.push({ latencyMs, beforeReloadEnded: !(await readFrom(logPath, offset)).includes('"msg":"nginx reloaded"') });
-    // A new plain host answers before the reload that adds it (lua/portico/routes.lua): the
-    // next sample must not start while that reload runs, and the breakdown is its sync's.
-    run.breakdowns.push(await reloadingSync(logPath, offset));
+    // A new host answers before the reload that adds it (lua/portico/routes.lua): the next
+    // sample must not start before both reloads are done, and the breakdown is the first's.
+    const [sampleSync] = await reloadingSyncs(logPath, offset, 2);
+    run.breakdowns.push(sampleSync);
     process.stderr.write(
       `${figure(existing)} existing: Ingress ${i + 1}/${samples} served after ${figure(run.latenciesMs.at(-1)!)} ms; the one created right after it, after ${figure(latencyMs)} ms\n`,
     );
@@ -252,31 +253,33 @@ async function syncFinished(logPath: string): Promise<boolean> {
   return log.lastIndexOf('"msg":"configuration applied"') > log.lastIndexOf('"msg":"Scheduled for sync"');
 }
 
-/** Waits until Portico has logged a reloading sync since `offset`; the first one's timings. */
-async function reloadingSync(logPath: string, offset: number): Promise<Breakdown> {
+/** Waits until Portico has logged `count` reloading syncs since `offset`; their timings, in order. */
+async function reloadingSyncs(logPath: string, offset: number, count: number): Promise<Breakdown[]> {
   const deadline = performance.now() + ROUTE_DEADLINE_MS;
   for (;;) {
-    const found = firstReloadBreakdown(await readFrom(logPath, offset));
-    if (found) return found;
-    if (performance.now() > deadline) throw new Error(`no reloading sync logged within ${ROUTE_DEADLINE_MS} ms`);
+    const found = reloadBreakdowns(await readFrom(logPath, offset));
+    if (found.length >= count) return found;
+    if (performance.now() > deadline) throw new Error(`${found.length} of ${count} reloading syncs logged within ${ROUTE_DEADLINE_MS} ms`);
     await sleep(100);
   }
 }
 
-/** The timings of the first reloading sync in a stretch of Portico's log (pino JSON lines). */
-function firstReloadBreakdown(log: string): Breakdown | undefined {
+/** The timings of the reloading syncs in a stretch of Portico's log (pino JSON lines); nginx loads one configuration at a time. */
+function reloadBreakdowns(log: string): Breakdown[] {
   let testMs: number | undefined;
   let reloadMs: number | undefined;
+  const found: Breakdown[] = [];
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
     const entry = JSON.parse(line) as { msg?: string; testMs?: number; reloadMs?: number; modelMs?: number; liveMs?: number; applyMs?: number; outcome?: string };
-    if (entry.msg === 'nginx -t done') testMs ??= entry.testMs;
-    else if (entry.msg === 'nginx reloaded') reloadMs ??= entry.reloadMs;
+    if (entry.msg === 'nginx -t done') testMs = entry.testMs;
+    else if (entry.msg === 'nginx reloaded') reloadMs = entry.reloadMs;
     else if (entry.msg === 'configuration applied' && entry.outcome === 'reloaded' && entry.modelMs !== undefined && entry.applyMs !== undefined) {
-      return { modelMs: entry.modelMs, liveMs: entry.liveMs, applyMs: entry.applyMs, testMs, reloadMs };
+      found.push({ modelMs: entry.modelMs, liveMs: entry.liveMs, applyMs: entry.applyMs, testMs, reloadMs });
+      testMs = reloadMs = undefined;
     }
   }
-  return undefined;
+  return found;
 }
 
 await main();
