@@ -2,6 +2,7 @@
 // still waiting its turn when a newer one arrives is dropped. The data plane
 // loads nginx.conf texts this way, so a burst of changes during a reload
 // costs one more reload, not one per change.
+import { setImmediate } from 'node:timers/promises';
 
 export class LatestOnlyQueue<T, R> {
   private waiting: { item: T; settle: (result: R | Promise<R>) => void } | undefined;
@@ -25,8 +26,10 @@ export class LatestOnlyQueue<T, R> {
     this.waiting?.settle(this.superseded);
     return new Promise<R>((settle) => {
       this.waiting = { item, settle };
-      // A turn already scheduled takes whatever waits when it comes.
-      if (!scheduled) this.tail = this.tail.then(() => this.takeTurn());
+      // A turn already scheduled takes whatever waits when it comes. It starts
+      // on a later turn of the event loop: the submitter goes on first, rather
+      // than wait for work that may take seconds (rendering nginx.conf).
+      if (!scheduled) this.tail = this.tail.then(() => setImmediate()).then(() => this.takeTurn());
     });
   }
 

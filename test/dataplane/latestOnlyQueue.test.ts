@@ -11,20 +11,23 @@ function controlledWork() {
       started.push(item);
       finishers.set(item, resolve);
     });
-  const finish = async (item: string) => {
-    await new Promise((resolve) => setImmediate(resolve)); // the queue starts a turn asynchronously
-    const resolve = finishers.get(item);
-    assert.ok(resolve, `${item} was started`);
-    resolve(`done ${item}`);
+  /** The queue starts a turn on a later turn of the event loop. */
+  const whenStarted = async (item: string) => {
+    for (let i = 0; i < 10 && !finishers.has(item); i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(finishers.has(item), `${item} was started`);
   };
-  return { started, work, finish };
+  const finish = async (item: string) => {
+    await whenStarted(item);
+    finishers.get(item)?.(`done ${item}`);
+  };
+  return { started, work, finish, whenStarted };
 }
 
 test('one item at a time; of those waiting meanwhile only the newest runs, the others resolve as superseded', async () => {
-  const { started, work, finish } = controlledWork();
+  const { started, work, finish, whenStarted } = controlledWork();
   const queue = new LatestOnlyQueue(work, 'superseded');
   const first = queue.submit('a');
-  await new Promise((resolve) => setImmediate(resolve));
+  await whenStarted('a');
   const second = queue.submit('b');
   const third = queue.submit('c');
   await finish('a');
@@ -45,10 +48,10 @@ test('items submitted together: only the last runs', async () => {
 });
 
 test('an item submitted while another runs waits for it, and is the active one only during its own turn', async () => {
-  const { started, work, finish } = controlledWork();
+  const { started, work, finish, whenStarted } = controlledWork();
   const queue = new LatestOnlyQueue(work, 'superseded');
   const first = queue.submit('a');
-  await new Promise((resolve) => setImmediate(resolve));
+  await whenStarted('a');
   assert.equal(queue.active, 'a');
   const second = queue.submit('b');
   assert.deepEqual(started, ['a'], 'b waits while a runs');
@@ -67,4 +70,18 @@ test('a failed item rejects its own promise only; the queue goes on', async () =
   const bad = queue.submit('bad');
   await assert.rejects(bad, /refused/);
   assert.equal(await queue.submit('good'), 'done good');
+});
+
+test('the work starts after the submitter has gone on, not within its turn of the event loop', async () => {
+  const order: string[] = [];
+  const queue = new LatestOnlyQueue(async (item: string) => {
+    order.push(`work ${item}`);
+    return item;
+  }, 'superseded');
+  const done = queue.submit('a');
+  await Promise.resolve(); // the submitter's own continuation, as after `await dataPlane.apply(...)`
+  await Promise.resolve();
+  order.push('submitter');
+  await done;
+  assert.deepEqual(order, ['submitter', 'work a']);
 });

@@ -82,6 +82,30 @@ test('a rotated certificate is served without a reload', async () => {
   assert.equal(afterwards.workers, before.workers, 'the same workers: no reload');
 });
 
+test('an Ingress created while a reload waits is served at once, and its own reload follows', async () => {
+  await createService(cluster, 'held', await startBackends(cluster, 'held'));
+  const rule = (host: string) => ({ rules: [{ host, http: { paths: paths(['/', 'Prefix', 'held']) } }] });
+  await applyIngressAndReload(cluster, ingress(cluster, 'held-a', rule('held-a.live.test')));
+  const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+  // A held master leaves the reload for held-b waiting, while its workers serve and take live state.
+  process.kill(master, 'SIGSTOP');
+  try {
+    await applyIngress(cluster, ingress(cluster, 'held-b', rule('held-b.live.test')));
+    await eventually(async () => assert.deepEqual([...(await instancesAnswering('held-b.live.test', 2))], ['held-1']));
+    // The sync for held-c runs while held-b's reload still waits.
+    await applyIngress(cluster, ingress(cluster, 'held-c', rule('held-c.live.test')));
+    await eventually(async () => assert.deepEqual([...(await instancesAnswering('held-c.live.test', 2))], ['held-1']));
+    const conf = await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8');
+    assert.ok(!conf.includes('held-c.live.test'), 'served before any nginx.conf names it');
+  } finally {
+    process.kill(master, 'SIGCONT');
+  }
+  await eventually(async () => assert.match(await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8'), /server_name "held-c\.live\.test";/));
+  for (const host of ['held-a.live.test', 'held-b.live.test', 'held-c.live.test']) {
+    assert.deepEqual([...(await instancesAnswering(host, 2))], ['held-1'], host);
+  }
+});
+
 test('after the nginx master dies, Portico restarts it and pushes the live state again before it is healthy', async () => {
   await createService(cluster, 'survivor', await startBackends(cluster, 'survivor'));
   // Killed after the reload that adds the host, not during it.
