@@ -29,7 +29,12 @@ export class BackendTable {
   add(service: ServiceReference, claim?: BalancingClaim): string {
     const name = backendName(service);
     if (!this.backends.has(name)) this.backends.set(name, buildBackend(service, this.lookup, this.unclaimed));
-    if (claim) this.claims.set(name, [...(this.claims.get(name) ?? []), claim]);
+    if (claim) {
+      // Appended in place: thousands of routes may claim one Service's backend, and copying made that quadratic.
+      const claims = this.claims.get(name);
+      if (claims) claims.push(claim);
+      else this.claims.set(name, [claim]);
+    }
     return name;
   }
 
