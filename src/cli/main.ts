@@ -64,7 +64,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
-  const events = new EventRecorder({ logger, sink: new KubernetesEventSink(kubeConfig), pod: await controllerPod(kubeConfig, process.env, logger) });
+  const events = new EventRecorder({ logger, sink: new KubernetesEventSink(client), pod: await controllerPod(kubeConfig, process.env, logger) });
   const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
   return { source, events, cluster: { client, contextNamespace }, close: () => client.close() };
 }

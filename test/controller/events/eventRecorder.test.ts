@@ -1,12 +1,13 @@
 // The recorder against a real kube-apiserver, as the least-privileged
 // controller identity of deploy/rbac.yaml: Events appear on the Ingress and on
 // the controller pod, repeats become counts, and a burst is cut by the spam filter.
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, KubeConfig, NetworkingV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { EventRecorder } from '../../../src/controller/events/eventRecorder.js';
 import { KubernetesEventSink } from '../../../src/controller/events/eventSink.js';
+import { KubeHttpClient } from '../../../src/kube/kubeHttpClient.js';
 import type { Ingress } from '../../../src/kube/objects.js';
 import { controllerPod } from '../../../src/kube/controllerPod.js';
 import { silentLogger } from '../../../src/log/logger.js';
@@ -15,6 +16,7 @@ import { createTestNamespace, sharedControlPlane } from '../../support/controlPl
 let core: CoreV1Api;
 let networking: NetworkingV1Api;
 let controller: KubeConfig;
+let controllerClient: KubeHttpClient;
 let namespace: string;
 
 before(async () => {
@@ -25,11 +27,14 @@ before(async () => {
   networking = admin.makeApiClient(NetworkingV1Api);
   controller = new KubeConfig();
   controller.loadFromFile(plane.controllerKubeconfig);
+  controllerClient = await KubeHttpClient.fromKubeConfig(controller);
   namespace = await createTestNamespace(plane.adminKubeconfig, 'events');
 });
 
+after(() => controllerClient?.close());
+
 function recorder(options: Partial<ConstructorParameters<typeof EventRecorder>[0]> = {}): EventRecorder {
-  return new EventRecorder({ logger: silentLogger(), sink: new KubernetesEventSink(controller), ...options });
+  return new EventRecorder({ logger: silentLogger(), sink: new KubernetesEventSink(controllerClient), ...options });
 }
 
 /** Creates an Ingress and returns it as the store holds it (plain JSON). */
