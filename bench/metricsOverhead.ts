@@ -287,7 +287,10 @@ async function main(): Promise<void> {
       const config = configuration(backendPort);
       const result = await (await proxy.dataPlane.apply(config)).done;
       if (result.outcome === 'superseded') throw new Error(`${proxy.name}: the first configuration cannot be superseded`);
-      if (proxy.name === '--enable-metrics') metrics.applied(config, result);
+      if (proxy.name === '--enable-metrics') {
+        metrics.live(config);
+        metrics.applied(config, result);
+      }
       const probe = await httpGet({ port: proxy.port, host: HOST, path: '/' });
       if (probe.status !== 404) throw new Error(`${proxy.name}: expected the backend's 404, got ${probe.status}`);
       await measure(proxy, 2); // warm-up

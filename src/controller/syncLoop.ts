@@ -14,8 +14,11 @@ import type { ControllerEventRecorder, IngressEventRecorder } from './events/eve
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
 
-/** Told the outcome of every configuration handed to the data plane (the metrics). */
+/** Told what every configuration handed to the data plane became (the metrics). */
 export interface SyncObserver {
+  /** Its live state is in nginx: its hosts may answer before its reload. */
+  live(configuration: Configuration): void;
+  /** nginx loaded it, or refused it. */
   applied(configuration: Configuration, result: ApplyResult): void;
 }
 
@@ -150,6 +153,7 @@ export class SyncLoop {
     let applying: Applying;
     try {
       applying = await this.options.dataPlane.apply(result.configuration);
+      this.options.observer?.live(result.configuration);
     } catch (error) {
       applying = { done: Promise.resolve({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }) };
     }

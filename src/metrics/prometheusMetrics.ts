@@ -68,13 +68,14 @@ export class PrometheusMetrics implements SyncObserver {
     return new PrometheusMetrics(registry, monitor, controller, requests, listener);
   }
 
-  applied(configuration: Configuration, result: ApplyResult): void {
-    if (result.outcome === 'rejected') {
-      this.controller?.reloadFailed();
-      return;
-    }
+  /** Requests are counted for what nginx serves, which includes hosts routed from live state before their reload. */
+  live(configuration: Configuration): void {
     this.requests?.serve(configuration);
-    if (result.outcome === 'reloaded') this.controller?.reloaded(configuration);
+  }
+
+  applied(configuration: Configuration, result: ApplyResult): void {
+    if (result.outcome === 'rejected') this.controller?.reloadFailed();
+    else if (result.outcome === 'reloaded') this.controller?.reloaded(configuration);
   }
 
   async close(): Promise<void> {

@@ -142,9 +142,10 @@ export class RequestMetrics {
   }
 
   /**
-   * The configuration nginx runs now. Series of Ingresses it no longer has are
-   * removed (as ingress-nginx does); records from the workers of the previous
-   * configuration still count while their Ingress exists.
+   * The configuration nginx serves now (its live state pushed). Series of
+   * Ingresses it no longer has are removed (as ingress-nginx does); records
+   * from the workers of the previous configuration still count while their
+   * Ingress exists.
    */
   serve(configuration: Configuration): void {
     this.previous = this.served;

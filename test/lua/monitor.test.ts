@@ -70,6 +70,7 @@ async function startServing(name: string, maxBatchSize = 1000): Promise<{ metric
   const config = servedConfiguration();
   const started = await (await dataPlane.apply(config)).done;
   if (started.outcome === 'superseded') throw new Error('the first configuration cannot be superseded');
+  metrics.live(config);
   metrics.applied(config, started);
   return { metrics, dataPlane, port: http };
 }

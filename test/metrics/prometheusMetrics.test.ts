@@ -97,6 +97,7 @@ describe('PrometheusMetrics', () => {
     const metrics = await PrometheusMetrics.start(OPTIONS);
     try {
       assert.ok(metrics.monitor);
+      metrics.live(SERVED);
       metrics.applied(SERVED, { outcome: 'reloaded' });
       await check(metrics, metrics.monitor);
     } finally {
