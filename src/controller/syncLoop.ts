@@ -187,7 +187,7 @@ export class SyncLoop {
         outcome: outcome.outcome,
         servers: configuration.servers.length,
         backends: configuration.backends.length,
-        // The model's part, the live push's (render included), the whole data plane's (nginx too): where a change's latency goes.
+        // The model's part, the live push's, then the whole data plane's (rendering and nginx too): where a change's latency goes.
         modelMs: timing.modelMs,
         liveMs: timing.liveMs,
         applyMs: Math.round(performance.now() - timing.started) - timing.modelMs,
