@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { applyIngress, applyIngressAndReload, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
-import { nginxWorkers } from '../support/nginxWorkers.js';
+import { nginxMasterPid, nginxWorkers, whileStopped } from '../support/nginxWorkers.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
 let cluster: E2eCluster;
@@ -86,10 +86,8 @@ test('an Ingress created while a reload waits is served at once, and its own rel
   await createService(cluster, 'held', await startBackends(cluster, 'held'));
   const rule = (host: string) => ({ rules: [{ host, http: { paths: paths(['/', 'Prefix', 'held']) } }] });
   await applyIngressAndReload(cluster, ingress(cluster, 'held-a', rule('held-a.live.test')));
-  const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
-  // A held master leaves the reload for held-b waiting, while its workers serve and take live state.
-  process.kill(master, 'SIGSTOP');
-  try {
+  // A held master leaves the reload for held-b waiting.
+  await whileStopped(await nginxMasterPid(cluster.portico.prefix), async () => {
     await applyIngress(cluster, ingress(cluster, 'held-b', rule('held-b.live.test')));
     await eventually(async () => assert.deepEqual([...(await instancesAnswering('held-b.live.test', 2))], ['held-1']));
     // The sync for held-c runs while held-b's reload still waits.
@@ -97,9 +95,7 @@ test('an Ingress created while a reload waits is served at once, and its own rel
     await eventually(async () => assert.deepEqual([...(await instancesAnswering('held-c.live.test', 2))], ['held-1']));
     const conf = await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8');
     assert.ok(!conf.includes('held-c.live.test'), 'served before any nginx.conf names it');
-  } finally {
-    process.kill(master, 'SIGCONT');
-  }
+  });
   await eventually(async () => assert.match(await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8'), /server_name "held-c\.live\.test";/));
   for (const host of ['held-a.live.test', 'held-b.live.test', 'held-c.live.test']) {
     assert.deepEqual([...(await instancesAnswering(host, 2))], ['held-1'], host);
@@ -111,12 +107,12 @@ test('after the nginx master dies, Portico restarts it and pushes the live state
   // Killed after the reload that adds the host, not during it.
   await applyIngressAndReload(cluster, ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }));
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']));
-  const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+  const master = await nginxMasterPid(cluster.portico.prefix);
   process.kill(master, 'SIGKILL');
   // A fresh master has empty shared memory: without the re-push every backend would answer 503.
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']), { timeoutMs: 20_000 });
   const healthz = await httpGet({ port: cluster.portico.ports.healthz, path: '/healthz' });
   assert.equal(healthz.status, 200);
-  const restarted = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+  const restarted = await nginxMasterPid(cluster.portico.prefix);
   assert.notEqual(restarted, master, 'a new master');
 });

@@ -3,11 +3,10 @@
 // ingress-nginx's request counters and histograms with the Ingress's labels,
 // and the reload metrics move when an Ingress change reloads nginx.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { eventually } from '../support/eventually.js';
 import { httpGet } from '../support/httpGet.js';
+import { nginxMasterPid, whileStopped } from '../support/nginxWorkers.js';
 import { CONTROLLER_NAMESPACE } from '../support/ingressStatus.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support/prometheusText.js';
 import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
@@ -106,10 +105,8 @@ test('requests to a new host are counted while its reload still waits', { timeou
   const host = 'early.metrics.test';
   const get = { namespace: cluster.namespace, ingress: 'early', service: 'web', path: '/', host, canary: '', status: '200', method: 'GET' };
   const before = await scrape();
-  const master = Number((await readFile(join(cluster.portico.prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
   // A held master: the reload for the new host waits, while its workers route it from live state.
-  process.kill(master, 'SIGSTOP');
-  try {
+  await whileStopped(await nginxMasterPid(cluster.portico.prefix), async () => {
     await applyIngress(cluster, ingress(cluster, 'early', { rules: [{ host, http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
     await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host, path: '/' })).status, 200), { timeoutMs: 15_000 });
     for (let i = 0; i < 5; i++) assert.equal((await httpGet({ port: cluster.portico.ports.http, host, path: `/items/${i}` })).status, 200);
@@ -118,9 +115,7 @@ test('requests to a new host are counted while its reload still waits', { timeou
       assert.ok(valueOrZero(scraped, 'nginx_ingress_controller_requests', get) >= 6, 'the first 200 and the five after it');
       assert.equal(valueOf(scraped, 'nginx_ingress_controller_success'), valueOf(before, 'nginx_ingress_controller_success'), 'no reload yet');
     }, { timeoutMs: 10_000, intervalMs: 250 });
-  } finally {
-    process.kill(master, 'SIGCONT');
-  }
+  });
 });
 
 test('the leader election gauge says this replica leads', { timeout: 60_000 }, async () => {

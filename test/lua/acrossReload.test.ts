@@ -16,6 +16,7 @@ import type { Backend, Configuration } from '../../src/model/types.js';
 import { backend, configuration, location, server } from '../dataplane/nginx/render/fixtures.js';
 import { eventually } from '../support/eventually.js';
 import { freeLoopbackPorts } from '../support/freePort.js';
+import { whileStopped } from '../support/nginxWorkers.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { missingLuaNginx } from './luaNginx.js';
 
@@ -50,7 +51,7 @@ interface Fixture {
   instance: (host: string) => Promise<string | number>;
 }
 
-/** A data plane on free ports, with a backend per echo server; stopped (and its master resumed) after `body`. */
+/** A data plane on free ports, with a backend per echo server; stopped after `body`. */
 async function withDataPlane(body: (fixture: Fixture) => Promise<void>): Promise<void> {
   const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const dataPlane = new NginxDataPlane({
@@ -70,18 +71,15 @@ async function withDataPlane(body: (fixture: Fixture) => Promise<void>): Promise
       instance,
     });
   } finally {
-    const master = dataPlane.nginx.masterPid;
-    if (master !== undefined) process.kill(master, 'SIGCONT');
     await dataPlane.stop();
   }
 }
 
-/** Holds nginx's master (SIGSTOP): its workers keep serving the running nginx.conf and taking live state, and a reload waits. */
-function holdMaster(dataPlane: NginxDataPlane): { release: () => void } {
+/** Runs `body` while the data plane's nginx master is held, so that a reload waits (whileStopped). */
+function whileMasterHeld<T>(dataPlane: NginxDataPlane, body: () => Promise<T>): Promise<T> {
   const master = dataPlane.nginx.masterPid;
   assert.ok(master !== undefined);
-  process.kill(master, 'SIGSTOP');
-  return { release: () => process.kill(master, 'SIGCONT') };
+  return whileStopped(master, body);
 }
 
 const applied = (dataPlane: NginxDataPlane, next: Configuration) => dataPlane.apply(next).then(({ done }) => done);
@@ -94,15 +92,15 @@ test('a backend the next nginx.conf drops stays live until the reload is done', 
     await dataPlane.apply(running);
     assert.equal(await instance('a.example.com'), 'old-1');
 
-    const master = holdMaster(dataPlane);
-    const reloaded = applied(dataPlane, next);
-    await eventually(async () => assert.ok((await backendNames(status)).includes('default-new-80'), 'the next live state is pushed'));
-    for (let attempt = 0; attempt < 20; attempt++) assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf serves, with its backend');
-    assert.deepEqual(await backendNames(status), ['default-new-80', 'default-old-80']);
-    assert.equal(dataPlane.nginx.reloads, 0, 'the reload is still waiting');
-
-    master.release();
-    assert.equal((await reloaded).outcome, 'reloaded');
+    const reloaded = await whileMasterHeld(dataPlane, async () => {
+      const reloading = applied(dataPlane, next);
+      await eventually(async () => assert.ok((await backendNames(status)).includes('default-new-80'), 'the next live state is pushed'));
+      for (let attempt = 0; attempt < 20; attempt++) assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf serves, with its backend');
+      assert.deepEqual(await backendNames(status), ['default-new-80', 'default-old-80']);
+      assert.equal(dataPlane.nginx.reloads, 0, 'the reload is still waiting');
+      return { reloading };
+    });
+    assert.equal((await reloaded.reloading).outcome, 'reloaded');
     assert.equal(await instance('a.example.com'), 'new-1');
     assert.deepEqual(await backendNames(status), ['default-new-80'], 'the dropped backend is gone once nothing routes to it');
   }));
@@ -116,18 +114,18 @@ test('a configuration applied during a reload goes live at once; of those waitin
     const third = configuration({ servers: [...second.servers, host('c.example.com', replacement.name)], backends: [replacement] });
     await dataPlane.apply(running);
 
-    const master = holdMaster(dataPlane);
-    const firstDone = applied(dataPlane, first);
-    // apply() resolves once the live state is pushed, while the first reload still waits for the master.
-    const secondDone = (await dataPlane.apply(second)).done;
-    assert.equal(await instance('b.example.com'), 'new-1', 'a new host, routed from live state during the reload');
-    assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf still serves');
-    const thirdDone = (await dataPlane.apply(third)).done;
-    assert.equal((await secondDone).outcome, 'superseded', 'the third took its place before its turn');
-    assert.equal(await instance('c.example.com'), 'new-1');
-    assert.equal(dataPlane.nginx.reloads, 0);
-
-    master.release();
+    const { firstDone, thirdDone } = await whileMasterHeld(dataPlane, async () => {
+      const firstDone = applied(dataPlane, first);
+      // apply() resolves once the live state is pushed, while the first reload still waits for the master.
+      const secondDone = (await dataPlane.apply(second)).done;
+      assert.equal(await instance('b.example.com'), 'new-1', 'a new host, routed from live state during the reload');
+      assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf still serves');
+      const thirdDone = (await dataPlane.apply(third)).done;
+      assert.equal((await secondDone).outcome, 'superseded', 'the third took its place before its turn');
+      assert.equal(await instance('c.example.com'), 'new-1');
+      assert.equal(dataPlane.nginx.reloads, 0);
+      return { firstDone, thirdDone };
+    });
     assert.equal((await firstDone).outcome, 'reloaded');
     assert.equal((await thirdDone).outcome, 'reloaded');
     assert.equal(dataPlane.nginx.reloads, 2, 'the first, then the newest');

@@ -12,9 +12,28 @@ export interface NginxWorker {
   readonly retiring: boolean;
 }
 
+/** The pid of the master running in `prefix`, from its pid file. */
+export async function nginxMasterPid(prefix: string): Promise<number> {
+  return Number((await readFile(join(prefix, 'logs', 'nginx.pid'), 'utf8')).trim());
+}
+
+/**
+ * Runs `body` while the process `pid` is stopped (SIGSTOP), and resumes it
+ * however `body` ends. A stopped nginx master leaves a reload waiting, while
+ * its workers keep serving the running nginx.conf and taking live state.
+ */
+export async function whileStopped<T>(pid: number, body: () => Promise<T>): Promise<T> {
+  process.kill(pid, 'SIGSTOP');
+  try {
+    return await body();
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+}
+
 /** The master's worker children now (its cache manager/loader, if any, left out). */
 export async function nginxWorkers(prefix: string): Promise<NginxWorker[]> {
-  const master = (await readFile(join(prefix, 'logs', 'nginx.pid'), 'utf8')).trim();
+  const master = await nginxMasterPid(prefix);
   const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
   const workers: NginxWorker[] = [];
   for (const pid of children) {
