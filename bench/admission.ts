@@ -122,6 +122,7 @@ async function measure(size: number, reviews: number, cluster: SyntheticCluster,
     lookup: store,
     settings,
     defaultAnnotations: defaults.value.location,
+    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
   };
   const live = new LiveAdmissionContext({ store, storeSettings: STORE_SETTINGS, watchNamespace: '', lastInput: () => input });
   const timed = (action: () => void): number => {

@@ -218,7 +218,8 @@ function timedSync(cluster: SyntheticCluster, context: RenderContext, defaults: 
   const accepted = acceptance.update(store.ingresses(), DEFAULT_SETTINGS);
   const acceptanceTime = lap();
 
-  const result = buildConfiguration({ ingresses: accepted.accepted, lookup: store, settings: DEFAULT_SETTINGS, defaultAnnotations: defaults });
+  const result = buildConfiguration({ ingresses: accepted.accepted, lookup: store, settings: DEFAULT_SETTINGS, defaultAnnotations: defaults,
+    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true } });
   const model = lap();
 
   const conf = renderNginxConf(result.configuration, context);

@@ -23,6 +23,7 @@ import { ManifestSource } from '../sources/manifests/manifestSource.js';
 import { StatusReporter } from '../status/statusReporter.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
+import { endpointPolicyFromFlags } from './endpointPolicyFromFlags.js';
 import type { Flags } from './flags.js';
 import { Shutdown } from './shutdown.js';
 import { storeSettingsFromFlags } from './storeSettingsFromFlags.js';
@@ -123,12 +124,14 @@ async function run(argv: readonly string[]): Promise<number> {
     logger,
     onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
   });
+  const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port);
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
     ports: { http: flags.httpPort, https: flags.httpsPort, defaultServer: flags.defaultServerPort, status: flags.statusPort },
     liveUpdateRetries: flags.dynamicConfigurationRetries,
     monitor: metrics.monitor,
+    endpointGuard: endpoints.guard,
   });
   const syncLoop = new SyncLoop({
     store,
@@ -139,6 +142,7 @@ async function run(argv: readonly string[]): Promise<number> {
     configMap: flags.configmap || undefined,
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
+    endpoints,
     syncRateLimit: flags.syncRateLimit,
     syncEvents: !flags.disableSyncEvents,
     onServed: (ingresses) => status?.setServed(ingresses),

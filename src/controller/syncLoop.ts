@@ -4,6 +4,7 @@
 import type { Logger } from '../log/logger.js';
 import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
+import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
@@ -34,6 +35,8 @@ export interface SyncLoopOptions {
   configMap?: string;
   defaultBackendService?: string;
   defaultSslCertificate?: string;
+  /** Portico's own addresses and ports (never a backend), and `--disable-svc-external-name`. */
+  endpoints: EndpointPolicy;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
   /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
@@ -131,6 +134,7 @@ export class SyncLoop {
       defaultAnnotations: this.defaultAnnotations(settings),
       defaultBackendService: this.options.defaultBackendService,
       defaultSslCertificate: this.options.defaultSslCertificate,
+      endpoints: this.options.endpoints,
     };
     const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {

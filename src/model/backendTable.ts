@@ -3,7 +3,7 @@
 // balancing comes from the oldest Ingress that routes to it, whatever the
 // order the routes are found in (canaries are merged after every primary).
 import { isDeepStrictEqual } from 'node:util';
-import { backendName, buildBackend, type ServiceLookup, type ServiceReference } from './backends.js';
+import { backendName, buildBackend, type EndpointPolicy, type ServiceLookup, type ServiceReference } from './backends.js';
 import type { Backend, Balancing, Canary, IngressProblem, IngressRef } from './types.js';
 
 /** An Ingress routing to a backend, with the balancing it asks for. */
@@ -18,17 +18,24 @@ export class BackendTable {
   private readonly backends = new Map<string, Backend>();
   private readonly claims = new Map<string, BalancingClaim[]>();
   private readonly canaries = new Map<string, Canary>();
+  /** Backend name → why endpoints of its Service were left out. */
+  private readonly refused = new Map<string, string[]>();
 
   /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's). */
   constructor(
     private readonly lookup: ServiceLookup,
     private readonly unclaimed: Balancing,
+    private readonly policy: EndpointPolicy,
   ) {}
 
   /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
   add(service: ServiceReference, claim?: BalancingClaim): string {
     const name = backendName(service);
-    if (!this.backends.has(name)) this.backends.set(name, buildBackend(service, this.lookup, this.unclaimed));
+    if (!this.backends.has(name)) {
+      const built = buildBackend(service, this.lookup, this.unclaimed, this.policy);
+      this.backends.set(name, built.backend);
+      if (built.refused.length > 0) this.refused.set(name, built.refused);
+    }
     if (claim) {
       // Appended in place: thousands of routes may claim one Service's backend, and copying made that quadratic.
       const claims = this.claims.get(name);
@@ -43,8 +50,12 @@ export class BackendTable {
     this.canaries.set(primary, canary);
   }
 
-  /** The backends by name; newer Ingresses whose balancing lost to an older one's are told. */
-  finish(problems: IngressProblem[]): Backend[] {
+  /**
+   * The backends by name; newer Ingresses whose balancing lost to an older one's are told,
+   * and every Ingress routing to a backend whose endpoints were refused (`warnings` when none does).
+   */
+  finish(problems: IngressProblem[], warnings: string[]): Backend[] {
+    this.reportRefused(problems, warnings);
     const balancings = new Map<string, Balancing>();
     for (const backend of this.backends.values()) {
       balancings.set(backend.name, this.balancingOf(backend.name, problems) ?? backend.balancing);
@@ -58,6 +69,16 @@ export class BackendTable {
     return [...this.backends.values()]
       .map((backend) => ({ ...backend, balancing: balancings.get(backend.name) ?? backend.balancing, canary: this.canaries.get(backend.name) }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private reportRefused(problems: IngressProblem[], warnings: string[]): void {
+    for (const [name, messages] of this.refused) {
+      const backend = this.backends.get(name)!.service;
+      const message = `backend ${name} (Service ${backend.namespace}/${backend.name}) refused: ${messages.join('; ')}`;
+      const ingresses = new Map((this.claims.get(name) ?? []).map((claim) => [`${claim.ingress.namespace}/${claim.ingress.name}`, claim.ingress]));
+      if (ingresses.size === 0) warnings.push(message);
+      for (const ingress of ingresses.values()) problems.push({ ingress, severity: 'warning', reason: 'EndpointRefused', message });
+    }
   }
 
   private balancingOf(name: string, problems: IngressProblem[]): Balancing | undefined {

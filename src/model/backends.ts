@@ -1,5 +1,6 @@
 // Backends (nginx upstreams) from Services and their EndpointSlices.
 import type { EndpointSlice, Service } from '../kube/objects.js';
+import { parseAddress, selfEndpointReason, type EndpointGuard } from './selfAddress.js';
 import type { Backend, Balancing, Endpoint } from './types.js';
 
 export interface ServiceReference {
@@ -12,6 +13,14 @@ export interface ServiceReference {
 /** `<namespace>-<service>-<port>`, ingress-nginx's upstream name. */
 export function backendName(ref: ServiceReference): string {
   return `${ref.namespace}-${ref.name}-${ref.port}`;
+}
+
+/** Which endpoints a backend may have, whatever its Service says. */
+export interface EndpointPolicy {
+  /** Portico's own addresses and ports: never a backend. */
+  guard: EndpointGuard;
+  /** false with `--disable-svc-external-name`: ExternalName Services give no endpoints. */
+  externalNames: boolean;
 }
 
 export interface ServiceLookup {
@@ -53,13 +62,35 @@ export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup
   return [...unique.values()].sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
 }
 
-/** A backend without a canary; who sets its balancing is the caller's rule. */
-export function buildBackend(ref: ServiceReference, lookup: ServiceLookup, balancing: Balancing): Backend {
+/**
+ * A backend without a canary; who sets its balancing is the caller's rule.
+ * `refused`: why endpoints the Service gives were left out (for its Ingresses' Events).
+ * IP literals are checked here; a DNS name (ExternalName) is checked once resolved (src/dataplane/resolveExternalNames.ts).
+ */
+export function buildBackend(
+  ref: ServiceReference,
+  lookup: ServiceLookup,
+  balancing: Balancing,
+  policy: EndpointPolicy,
+): { backend: Backend; refused: string[] } {
+  const service = lookup.service(`${ref.namespace}/${ref.name}`);
+  const externalNameRefused = service?.spec?.type === 'ExternalName' && !policy.externalNames;
+  const found = externalNameRefused ? [] : endpointsForService(ref, lookup);
+  const endpoints: Endpoint[] = [];
+  const refused = externalNameRefused ? ['the Service is of type ExternalName, which --disable-svc-external-name refuses'] : [];
+  for (const endpoint of found) {
+    const reason = parseAddress(endpoint.address) === undefined ? undefined : selfEndpointReason(endpoint, policy.guard);
+    if (reason === undefined) endpoints.push(endpoint);
+    else refused.push(`endpoint ${endpoint.address}:${endpoint.port} ${reason}`);
+  }
   return {
-    name: backendName(ref),
-    service: { namespace: ref.namespace, name: ref.name, port: ref.port },
-    endpoints: endpointsForService(ref, lookup),
-    balancing,
-    canary: undefined,
+    backend: {
+      name: backendName(ref),
+      service: { namespace: ref.namespace, name: ref.name, port: ref.port },
+      endpoints,
+      balancing,
+      canary: undefined,
+    },
+    refused,
   };
 }

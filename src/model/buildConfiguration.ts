@@ -4,7 +4,7 @@
 // (oldest Ingress wins, host-wide regex mode, per-host default backends,
 // canaries merged into their primaries' backends).
 import type { Ingress, Secret } from '../kube/objects.js';
-import type { ServiceLookup } from './backends.js';
+import type { EndpointPolicy, ServiceLookup } from './backends.js';
 import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
@@ -39,6 +39,8 @@ export interface ModelInput {
   defaultBackendService?: string;
   /** `--default-ssl-certificate` (`namespace/name`). */
   defaultSslCertificate?: string;
+  /** Portico's own addresses and ports, and whether ExternalName Services are allowed. */
+  endpoints: EndpointPolicy;
 }
 
 export interface ModelResult {
@@ -59,7 +61,7 @@ interface DraftServer {
 export function buildConfiguration(input: ModelInput): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
-  const backends = new BackendTable(input.lookup, { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined });
+  const backends = new BackendTable(input.lookup, { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined }, input.endpoints);
 
   const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();
@@ -135,7 +137,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   return {
     configuration: {
       servers: finished,
-      backends: backends.finish(problems),
+      backends: backends.finish(problems, warnings),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       defaultCertificate,
       defaultBackend,

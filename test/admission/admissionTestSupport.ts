@@ -51,7 +51,8 @@ export function contextWith(
   const accepted = new IngressAcceptance(PREFIX).update(store.ingresses(), settings).accepted;
   const defaults = parseIngressAnnotations(undefined, { prefix: PREFIX, settings });
   assert.ok(defaults.ok);
-  const input = { ingresses: accepted, lookup: store, settings, defaultAnnotations: defaults.value.location };
+  const input = { ingresses: accepted, lookup: store, settings, defaultAnnotations: defaults.value.location,
+    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true } };
   const context = new LiveAdmissionContext({ store, storeSettings, watchNamespace, lastInput: () => input }).current();
   assert.ok(context);
   return context;

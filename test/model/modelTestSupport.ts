@@ -84,12 +84,19 @@ export function world(services: Service[] = [], slices: EndpointSlice[] = [], se
   };
 }
 
+/** No Portico ports nor addresses: the model's tests use any endpoint. */
+export const ALLOW_ALL_ENDPOINTS: ModelInput['endpoints'] = {
+  guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false },
+  externalNames: true,
+};
+
 export function build(ingresses: AcceptedIngress[], lookup = world(), extra: Partial<ModelInput> = {}) {
   return buildConfiguration({
     ingresses,
     lookup,
     settings: DEFAULT_SETTINGS,
     defaultAnnotations: DEFAULT_ANNOTATIONS.location,
+    endpoints: ALLOW_ALL_ENDPOINTS,
     ...extra,
   });
 }
