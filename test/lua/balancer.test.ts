@@ -202,6 +202,26 @@ test('a peer at the status port on loopback is refused; other endpoints of the b
   }
 });
 
+// Every spelling that connects to this machine (security review, issue 12): the status server and the proxy's own port.
+const SELF_SPELLINGS = ['0.0.0.0', '0', '127.1', '2130706433', '0x7f.1', '::', '[::1]', '::ffff:127.0.0.1', '::ffff:7f00:1',
+  '0:0:0:0:0:ffff:7f00:1', '::FFFF:7F00:1', '::ffff:0.0.0.0', '::127.0.0.1', 'localhost'];
+
+test('self peers in any spelling, at the status port or the proxy\'s own port, are refused; the others still serve', options, async () => {
+  const selfPorts = [nginx.ports.status, nginx.ports.http];
+  const hostile = SELF_SPELLINGS.flatMap((address, i) => selfPorts.map((port, j) => ({ name: `self-${i}-${j}`, endpoints: [{ address, port }] })));
+  const pushed = await pushBackends(nginx.ports.status, [...hostile, { name: 'tenant', endpoints: [endpointOf(echo(3))] }]);
+  assert.equal(pushed.status, 201, pushed.body);
+  const before = nginx.errorLog().length;
+  for (const { name, endpoints } of hostile) {
+    const result = await httpGet({ port: nginx.ports.http, path: `/to/${name}/configuration/backends` });
+    assert.equal(result.status, 503, `${endpoints[0]!.address}:${endpoints[0]!.port}: ${result.body.slice(0, 200)}`);
+    assert.doesNotMatch(result.body, /"backends"|PRIVATE KEY/);
+  }
+  assert.deepEqual([...(await spread('/to/tenant/', 10))], [[instanceOf(3), 10]]);
+  // Each request was answered by the no-endpoints server: none was proxied back into this nginx (a loop).
+  assert.doesNotMatch(nginx.errorLog().slice(before), /upstream prematurely|worker_connections are not enough/);
+});
+
 test('a refused connection is retried on another endpoint; all endpoints down is a bounded 502', options, async () => {
   const [closedPort = 0, otherClosedPort = 0] = await freeLoopbackPorts(2);
   const pushed = await pushBackends(nginx.ports.status, [

@@ -127,7 +127,7 @@ http {
     portico_balancer = require("portico.balancer")
     portico_configuration = require("portico.configuration")
     portico_certificate = require("portico.certificate")
-    portico_balancer.init({ status_port = ${ports.status} })
+    portico_balancer.init({ status_port = ${ports.status}, portico_ports = { ${ports.http}, ${ports.https} } })
   }
 
   upstream upstream_balancer {
