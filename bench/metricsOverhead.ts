@@ -265,7 +265,7 @@ async function main(): Promise<void> {
     const dataPlane = (name: string, offset: number, monitor?: PrometheusMetrics['monitor']): NginxDataPlane => {
       const [http = 0, https = 0, defaultServer = 0, status = 0] = ports.slice(offset, offset + 4);
       const plane = new NginxDataPlane({ prefix: join(dir, name), logger: silentLogger(), ports: { http, https, defaultServer, status },
-        listenAddresses: ['127.0.0.1'], monitor });
+        listenAddresses: ['127.0.0.1'], monitor, endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false } });
       stops.push(() => plane.stop());
       return plane;
     };

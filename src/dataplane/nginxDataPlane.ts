@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
+import type { EndpointGuard } from '../model/selfAddress.js';
 import { nginxTimeMs } from '../model/settings/valueSyntax.js';
 import type { Configuration } from '../model/types.js';
 import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from './dataPlane.js';
@@ -41,6 +42,8 @@ export interface NginxDataPlaneOptions {
   liveUpdateRetries?: number;
   /** Where nginx sends request metrics (--enable-metrics). */
   monitor?: MonitorTarget;
+  /** Portico's own addresses and ports: what ExternalName names resolve to is checked against it, and Lua checks every peer again. */
+  endpointGuard: EndpointGuard;
 }
 
 export class NginxDataPlane implements DataPlane {
@@ -65,8 +68,7 @@ export class NginxDataPlane implements DataPlane {
   constructor(private readonly options: NginxDataPlaneOptions) {
     this.nginx = new NginxProcess({ prefix: options.prefix, logger: options.logger.child({ component: 'nginx' }), binary: options.nginxBinary });
     this.live = new LiveStateClient({
-      address: STATUS_ADDRESS,
-      port: options.ports.status,
+      socketPath: this.nginx.layout.configurationSocket,
       logger: options.logger.child({ component: 'live-state' }),
       retries: options.liveUpdateRetries ?? 15,
     });
@@ -80,7 +82,9 @@ export class NginxDataPlane implements DataPlane {
    * reload is pushed at once, and loaded after it (only the newest of those).
    */
   async apply(configuration: Configuration): Promise<Applying> {
-    const resolved = await resolveExternalNames(configuration);
+    const resolved = await resolveExternalNames(configuration, this.options.endpointGuard, (backend, message) =>
+      this.options.logger.warn({ backend }, `${message}; refused`),
+    );
     this.drainTime = resolved.settings.workerShutdownTimeout;
     if (!this.context) {
       await this.start(resolved);
@@ -125,12 +129,14 @@ export class NginxDataPlane implements DataPlane {
       listenAddresses: this.options.listenAddresses,
       luaDir: LUA_DIR,
       monitor: this.options.monitor,
+      selfEndpoints: { porticoPorts: this.options.endpointGuard.porticoPorts, refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere },
       paths: {
         errorLog: layout.errorLog,
         accessLog: this.options.accessLog ?? layout.accessLog,
         temp: layout.temp,
         fakeCertificate: await ensureFakeCertificate(layout.certificateDir),
         noEndpointsSocket: layout.noEndpointsSocket,
+        configurationSocket: layout.configurationSocket,
       },
     });
     await this.nginx.start(renderNginxConf(configuration, context));

@@ -56,6 +56,7 @@ async function withDataPlane(body: (fixture: Fixture) => Promise<void>): Promise
   const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const dataPlane = new NginxDataPlane({
     prefix: join(dir, `nginx-${http}`), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
+    endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
   });
   const [oldEcho, newEcho] = echoes;
   const instance = async (host: string) => {

@@ -66,6 +66,7 @@ async function startServing(name: string, maxBatchSize = 1000): Promise<{ metric
   const dataPlane = new NginxDataPlane({
     prefix: join(dir, name), logger: silentLogger(), ports: { http, https, defaultServer, status },
     listenAddresses: ['127.0.0.1'], monitor: metrics.monitor,
+    endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
   });
   const config = servedConfiguration();
   const started = await (await dataPlane.apply(config)).done;

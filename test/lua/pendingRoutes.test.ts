@@ -71,6 +71,7 @@ test('the catch-all routes a new plain host from live state alone, as its server
   const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
   const dataPlane = new NginxDataPlane({
     prefix: join(dir, 'nginx'), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
+    endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
   });
   const { running, next } = configurations();
   try {

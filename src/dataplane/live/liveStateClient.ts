@@ -1,8 +1,8 @@
-// Pushes live state to the Lua configuration endpoint on nginx's loopback
-// status server, retrying with backoff (--dynamic-configuration-retries), and
+// Pushes live state to the Lua configuration endpoint on nginx's
+// configuration server (a unix socket only the controller can reach), retrying with backoff (--dynamic-configuration-retries), and
 // only the parts whose text changed since the last accepted push.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { Logger } from '../../log/logger.js';
 import { backoffDelay, type BackoffPolicy } from '../../retry/backoff.js';
 import type { LiveState } from './liveState.js';
@@ -15,8 +15,8 @@ const PARTS = {
 } as const;
 
 export interface LiveStateClientOptions {
-  address: string;
-  port: number;
+  /** The configuration server's unix socket. */
+  socketPath: string;
   logger: Logger;
   /** Attempts after the first, as ingress-nginx's --dynamic-configuration-retries. */
   retries: number;
@@ -30,7 +30,11 @@ export class LiveStateClient {
   /** Pushes that failed after every retry (for metrics and tests). */
   failures = 0;
 
-  constructor(private readonly options: LiveStateClientOptions) {}
+  private readonly dispatcher: Agent;
+
+  constructor(private readonly options: LiveStateClientOptions) {
+    this.dispatcher = new Agent({ connect: { socketPath: options.socketPath } });
+  }
 
   /** Sends the changed parts; rejects when a part is still refused after every retry. */
   push(state: LiveState): Promise<void> {
@@ -55,7 +59,11 @@ export class LiveStateClient {
   /** Whether nginx holds pushed backends (its shared memory survives reloads, not restarts). */
   async initialized(timeoutMs = 2000): Promise<boolean> {
     try {
-      const response = await request(this.url('/is-dynamic-lb-initialized'), { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const response = await request(this.url('/is-dynamic-lb-initialized'), {
+        dispatcher: this.dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       await response.body.dump();
       return response.statusCode === 200;
     } catch {
@@ -64,7 +72,8 @@ export class LiveStateClient {
   }
 
   private url(path: string): string {
-    return `http://${this.options.address}:${this.options.port}${path}`;
+    // The host only fills the Host header: the dispatcher connects to the socket.
+    return `http://localhost${path}`;
   }
 
   private async send(part: keyof LiveState, body: string): Promise<void> {
@@ -73,6 +82,7 @@ export class LiveStateClient {
       try {
         const response = await request(this.url(PARTS[part]), {
           method: 'POST',
+          dispatcher: this.dispatcher,
           body,
           headers: { 'content-type': 'application/json' },
           headersTimeout: 10_000,

@@ -31,8 +31,8 @@ test('a prefix nginx could misread is refused', () => {
 });
 
 test('a prefix too long for its unix socket (sun_path: 107 bytes and a NUL) is refused', () => {
-  const fits = `/${'p'.repeat(107 - '/run/no-endpoints.sock'.length - 1)}`;
-  assert.equal(prefixLayout(fits).noEndpointsSocket.length, 107);
+  const fits = `/${'p'.repeat(107 - '/run/controller/configuration.sock'.length - 1)}`;
+  assert.equal(prefixLayout(fits).configurationSocket.length, 107);
   assert.throws(() => prefixLayout(`${fits}p`), /is too long: its socket .* exceeds 107 bytes/);
 });
 

@@ -40,6 +40,10 @@ export interface PrefixLayout {
   readonly socketDir: string;
   /** The no-endpoints server's socket: the balancer's peer for a backend without endpoints (lua/README.md). */
   readonly noEndpointsSocket: string;
+  /** Inside socketDir, the controller's only (0700): the configuration server's socket lives here, out of the workers' and backends' reach. */
+  readonly controllerSocketDir: string;
+  /** The configuration server (Lua's /configuration/* endpoints): a unix socket, so no backend address can ever name it. */
+  readonly configurationSocket: string;
 }
 
 /** sockaddr_un's sun_path holds 108 bytes, the terminating NUL included. */
@@ -57,8 +61,12 @@ export function prefixLayout(prefix: string): PrefixLayout {
   const tempDir = join(root, 'tmp');
   const socketDir = join(root, 'run');
   const noEndpointsSocket = join(socketDir, 'no-endpoints.sock');
-  if (Buffer.byteLength(noEndpointsSocket) > MAX_SOCKET_PATH_BYTES) {
-    throw new Error(`nginx prefix ${JSON.stringify(prefix)} is too long: its socket ${noEndpointsSocket} exceeds ${MAX_SOCKET_PATH_BYTES} bytes`);
+  const controllerSocketDir = join(socketDir, 'controller');
+  const configurationSocket = join(controllerSocketDir, 'configuration.sock');
+  for (const socket of [noEndpointsSocket, configurationSocket]) {
+    if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) {
+      throw new Error(`nginx prefix ${JSON.stringify(prefix)} is too long: its socket ${socket} exceeds ${MAX_SOCKET_PATH_BYTES} bytes`);
+    }
   }
   return {
     prefix: root,
@@ -81,6 +89,8 @@ export function prefixLayout(prefix: string): PrefixLayout {
     certificateDir: join(root, 'certs'),
     socketDir,
     noEndpointsSocket,
+    controllerSocketDir,
+    configurationSocket,
   };
 }
 
@@ -104,6 +114,8 @@ export async function createPrefixDirs(layout: PrefixLayout): Promise<void> {
     [layout.certificateDir, 0o700],
     // Workers connect to the sockets here (nginx makes each one 0666).
     [layout.socketDir, 0o755],
+    // nginx makes its sockets 0666: only this folder keeps the configuration server the controller's.
+    [layout.controllerSocketDir, 0o700],
   ];
   for (const [dir, mode] of modes) {
     await mkdir(dir, { recursive: true, mode });
@@ -139,12 +151,14 @@ async function requireTraversableParents(prefix: string): Promise<void> {
  * master runs in this prefix.
  */
 export async function clearSocketDir(layout: PrefixLayout): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(layout.socketDir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+  for (const dir of [layout.socketDir, layout.controllerSocketDir]) {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    for (const entry of entries) if (!entry.isDirectory()) await rm(join(dir, entry.name), { force: true });
   }
-  for (const name of names) await rm(join(layout.socketDir, name), { force: true });
 }

@@ -34,13 +34,23 @@ export function luaBind(module: string): LuaCall {
   return new LuaCall(issuingKey, `${moduleGlobal(module, 'module')} = require("${module}")`);
 }
 
-/** `portico_x.<fn>({ field = integer, ... })`, or without arguments; the module must be bound (luaBind) in init_by_lua. */
-export function luaCall(module: string, fn: string, options?: Readonly<Record<string, number>>): LuaCall {
+/** An option's value: an integer, a boolean, or a list of integers. */
+export type LuaOption = number | boolean | readonly number[];
+
+function luaValue(field: string, value: LuaOption): string {
+  if (typeof value === 'boolean') return String(value);
+  const integers = typeof value === 'number' ? [value] : value;
+  if (!FIELD.test(field) || !integers.every((integer) => Number.isSafeInteger(integer))) throw new Error(`invalid Lua option: ${field}=${String(value)}`);
+  return typeof value === 'number' ? String(value) : `{ ${value.join(', ')} }`;
+}
+
+/** `portico_x.<fn>({ field = value, ... })`, or without arguments; the module must be bound (luaBind) in init_by_lua. */
+export function luaCall(module: string, fn: string, options?: Readonly<Record<string, LuaOption>>): LuaCall {
   if (!FUNCTION.test(fn)) throw new Error(`invalid Lua call: ${module}.${fn}`);
   const target = moduleGlobal(module, 'call');
   const fields = Object.entries(options ?? {}).map(([field, value]) => {
-    if (!FIELD.test(field) || !Number.isSafeInteger(value)) throw new Error(`invalid Lua option: ${field}=${value}`);
-    return `${field} = ${value}`;
+    if (!FIELD.test(field)) throw new Error(`invalid Lua option: ${field}`);
+    return `${field} = ${luaValue(field, value)}`;
   });
   return new LuaCall(issuingKey, `${target}.${fn}(${options ? `{ ${fields.join(', ')} }` : ''})`);
 }

@@ -8,7 +8,7 @@ export interface ListenPorts {
   readonly https: number;
   /** Internal catch-all answering 404. */
   readonly defaultServer: number;
-  /** Health, stub_status and the live-state endpoints of the Lua modules, bound to 127.0.0.1 only. */
+  /** Health and stub_status, bound to 127.0.0.1 only (the live-state endpoints are on RenderPaths.configurationSocket). */
   readonly status: number;
 }
 
@@ -40,6 +40,8 @@ export interface RenderPaths {
   readonly mimeTypes: string;
   /** The unix socket of the server answering 503 for a backend without endpoints (lua/README.md). */
   readonly noEndpointsSocket: string;
+  /** The unix socket of the configuration server (the Lua modules' live-state endpoints), in a folder only the controller may enter. */
+  readonly configurationSocket: string;
 }
 
 /** Where lua/portico/monitor.lua sends request records (--enable-metrics). */
@@ -50,6 +52,14 @@ export interface MonitorTarget {
   readonly token: number;
   /** --monitor-max-batch-size: records a worker keeps between flushes. */
   readonly maxBatchSize: number;
+}
+
+/** What lua/portico/balancer.lua refuses as a peer, again at balance time (src/model/selfAddress.ts decides first). */
+export interface SelfEndpoints {
+  /** Every port Portico and its nginx listen on: never a peer at a loopback or unspecified address. */
+  readonly porticoPorts: readonly number[];
+  /** Kubernetes mode: loopback and unspecified addresses at any port. */
+  readonly refuseLoopback: boolean;
 }
 
 export interface RenderContext {
@@ -70,6 +80,7 @@ export interface RenderContext {
   readonly liveStateMemory: string;
   /** Request metrics; undefined renders no monitor hook. */
   readonly monitor: MonitorTarget | undefined;
+  readonly selfEndpoints: SelfEndpoints;
 }
 
 export const DEFAULT_MODULES_DIR = '/usr/share/nginx/modules';
@@ -84,13 +95,17 @@ export interface RenderContextOptions {
   modulesDir?: string;
   liveStateMemory?: string;
   monitor?: MonitorTarget;
+  /** Ports besides the listen ports and the monitor's (healthz, webhook), and Kubernetes mode. */
+  selfEndpoints?: SelfEndpoints;
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
 export function createRenderContext(directory: string, options: RenderContextOptions): RenderContext {
   const under = (...parts: string[]): string => posix.join(directory, ...parts);
+  const ports = { ...DEFAULT_PORTS, ...options.ports };
+  const porticoPorts = [ports.http, ports.https, ports.defaultServer, ports.status, ...(options.monitor ? [options.monitor.port] : [])];
   return {
-    ports: { ...DEFAULT_PORTS, ...options.ports },
+    ports,
     listenAddresses: options.listenAddresses ?? [],
     paths: {
       errorLog: under('logs', 'error.log'),
@@ -105,6 +120,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       fakeCertificate: under('fake-certificate.pem'),
       mimeTypes: '/etc/nginx/mime.types',
       noEndpointsSocket: under('run', 'no-endpoints.sock'),
+      configurationSocket: under('run', 'controller', 'configuration.sock'),
       ...options.paths,
     },
     workerUser: options.workerUser,
@@ -112,5 +128,9 @@ export function createRenderContext(directory: string, options: RenderContextOpt
     luaDir: options.luaDir,
     liveStateMemory: options.liveStateMemory ?? DEFAULT_LIVE_STATE_MEMORY,
     monitor: options.monitor,
+    selfEndpoints: {
+      porticoPorts: [...new Set([...porticoPorts, ...(options.selfEndpoints?.porticoPorts ?? [])])].sort((a, b) => a - b),
+      refuseLoopback: options.selfEndpoints?.refuseLoopback ?? false,
+    },
   };
 }

@@ -25,14 +25,18 @@ const SHARED_DICT = 'portico_configuration';
 const EWMA_DICT = 'portico_balancer_ewma';
 const EWMA_DICT_SIZE = '10m';
 
-/** The Lua blocks' statements: constants, apart from the status port. init binds every module the hooks call. */
+/** The Lua blocks' statements: constants, apart from init's options. init binds every module the hooks call. */
 const LuaHook = {
-  init: (statusPort: number) => [
+  init: (context: RenderContext) => [
     luaBind('portico.balancer'),
     luaBind('portico.configuration'),
     luaBind('portico.certificate'),
     luaBind('portico.routes'),
-    luaCall('portico.balancer', 'init', { status_port: statusPort }),
+    luaCall('portico.balancer', 'init', {
+      status_port: context.ports.status,
+      portico_ports: context.selfEndpoints.porticoPorts,
+      refuse_loopback: context.selfEndpoints.refuseLoopback,
+    }),
   ],
   balance: luaCall('portico.balancer', 'balance'),
   rewrite: luaCall('portico.balancer', 'rewrite'),
@@ -55,7 +59,7 @@ export function renderLuaSettings(http: ConfigBuilder, context: RenderContext): 
   http.directive('lua_package_path', luaPackagePath(context.luaDir));
   http.directive('lua_shared_dict', raw.keyword(SHARED_DICT), raw.size(context.liveStateMemory));
   http.directive('lua_shared_dict', raw.keyword(EWMA_DICT), raw.size(EWMA_DICT_SIZE));
-  http.luaBlock('init_by_lua_block', ...LuaHook.init(context.ports.status), ...monitorInitCalls(context));
+  http.luaBlock('init_by_lua_block', ...LuaHook.init(context), ...monitorInitCalls(context));
 }
 
 /** The one upstream of every proxied location: a placeholder server, Lua's balancer, then keep-alive. */
@@ -146,11 +150,18 @@ export function renderCertificateHook(server: ConfigBuilder): void {
   server.luaBlock('ssl_certificate_by_lua_block', LuaHook.certificate);
 }
 
-/** The status server's live-state endpoints; a push larger than the dict could never be stored. */
+/** Timeouts of the configuration server: its own, so that the ConfigMap's (client-header-timeout "0"...) never stop a push. */
+const CONFIGURATION_TIMEOUT_SECONDS = 60;
+
+/** The configuration server's live-state endpoints; a push larger than the dict could never be stored. */
 export function renderLiveStateEndpoints(status: ConfigBuilder, context: RenderContext): void {
   status.directive('client_max_body_size', raw.size(context.liveStateMemory));
   // The whole push in memory, not in a temporary file.
   status.directive('client_body_buffer_size', raw.size(context.liveStateMemory));
+  status.directive('client_header_timeout', raw.seconds(CONFIGURATION_TIMEOUT_SECONDS));
+  status.directive('client_body_timeout', raw.seconds(CONFIGURATION_TIMEOUT_SECONDS));
+  status.directive('keepalive_timeout', raw.seconds(CONFIGURATION_TIMEOUT_SECONDS));
+  status.directive('keepalive_requests', raw.integer(1000));
   const endpoints = [
     ['/configuration/backends', LuaHook.handleBackends],
     ['/configuration/certificates', LuaHook.handleCertificates],

@@ -1,7 +1,7 @@
 // `server` blocks: one per model Server (HTTP and HTTPS on every one, as
 // ingress-nginx), the internal default-server port, and the local status server.
 import type { Server } from '../../../model/types.js';
-import { filePath, literal, raw, type Argument } from './arguments.js';
+import { filePath, literal, raw, unixSocket, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
@@ -17,6 +17,7 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   for (const server of scope.configuration.servers) renderServer(http, server, scope);
   renderDefaultPortServer(http, scope.context);
   renderStatusServer(http, scope.context);
+  renderConfigurationServer(http, scope.context);
 }
 
 function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): void {
@@ -62,22 +63,34 @@ function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext): v
   });
 }
 
-/**
- * Health, connection metrics and the live-state endpoints for the controller,
- * on the loopback address only (a push holds private keys).
- */
+/** Health and connection metrics (stub_status, read by src/metrics/nginxStatusMetrics.ts), on the loopback address only. */
 function renderStatusServer(http: ConfigBuilder, context: RenderContext): void {
   const exactly = (path: string): Argument[] => [raw.keyword('='), literal(path)];
   http.block('server', [], (block) => {
     block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
     block.directive('access_log', raw.keyword('off'));
-    renderLiveStateEndpoints(block, context);
     block.block('location', exactly('/healthz'), (location) => {
       location.directive('return', raw.integer(200));
     });
     block.block('location', exactly('/nginx_status'), (location) => {
       location.directive('stub_status');
     });
+    block.block('location', [literal('/')], (location) => {
+      location.directive('return', raw.integer(404));
+    });
+  });
+}
+
+/**
+ * The live-state endpoints for the controller (a push holds private keys and
+ * reroutes every host), on a unix socket only: no endpoint address, however
+ * spelled, reaches it, and its folder is the controller's alone.
+ */
+function renderConfigurationServer(http: ConfigBuilder, context: RenderContext): void {
+  http.block('server', [], (block) => {
+    block.directive('listen', unixSocket(context.paths.configurationSocket));
+    block.directive('access_log', raw.keyword('off'));
+    renderLiveStateEndpoints(block, context);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));
     });

@@ -42,7 +42,7 @@ const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 const LIVE_ONLY = 'LIVE-STATE-ONLY';
 const liveOnly = (value: string): string => `${value}${LIVE_ONLY}`;
 
-/** The Lua blocks a rendering may hold: each body is one of these constants (the status port is the default). */
+/** The Lua blocks a rendering may hold: each body is one of these constants (the ports are the defaults). */
 const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   [
     'init_by_lua_block',
@@ -50,7 +50,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_configuration = require("portico.configuration")',
     'portico_certificate = require("portico.certificate")',
     'portico_routes = require("portico.routes")',
-    'portico_balancer.init({ status_port = 10246 })',
+    'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
   ['server_rewrite_by_lua_block', 'portico_routes.route()'],
   ['balancer_by_lua_block', 'portico_balancer.balance()'],

@@ -49,11 +49,11 @@ function get(port: number, host: string, path: string, tls = false): Promise<Rep
   });
 }
 
-/** POSTs a live-state document to the status server, as LiveStateClient does. */
-function push(port: number, path: string, body: string): Promise<Reply> {
+/** Sends a request to the configuration server's unix socket, as LiveStateClient does. */
+function configurationRequest(socketPath: string, method: string, path: string, body = ''): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({
-      host: '127.0.0.1', port, path, method: 'POST', agent: false,
+      socketPath, path, method, agent: false,
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     }, (response) => {
       const chunks: Buffer[] = [];
@@ -65,11 +65,11 @@ function push(port: number, path: string, body: string): Promise<Reply> {
   });
 }
 
-async function pushLiveState(statusPort: number, config: Configuration): Promise<void> {
+async function pushLiveState(socketPath: string, config: Configuration): Promise<void> {
   const state = liveStateOf(config, new Set(config.servers.map((server) => server.hostname)));
-  const backends = await push(statusPort, '/configuration/backends', state.backends);
+  const backends = await configurationRequest(socketPath, 'POST', '/configuration/backends', state.backends);
   assert.equal(backends.status, 201, backends.body);
-  const certificates = await push(statusPort, '/configuration/certificates', state.certificates);
+  const certificates = await configurationRequest(socketPath, 'POST', '/configuration/certificates', state.certificates);
   assert.equal(certificates.status, 201, certificates.body);
 }
 
@@ -94,14 +94,19 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     web = await startEchoServer({ service: 'web', instance: 'web-1', host: '127.0.0.1', port: 0 });
     api = await startEchoServer({ service: 'api', instance: 'api-1', host: '127.0.0.1', port: 0 });
     const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
-    context = testContext({ ports: { http, https, defaultServer, status }, paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock') } });
+    context = testContext({
+      ports: { http, https, defaultServer, status },
+      paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock'), configurationSocket: join(socketDir, 'configuration.sock') },
+    });
     config = liveConfiguration(web.port, api.port, await selfSignedCertificate('secure.example.com'));
     prefix = await createNginxPrefix(renderNginxConf(config, context), context);
     nginx = await spawnGuarded('nginx', NGINX_BINARY, prefix.args, `${prefix.dir}/nginx.out`);
     await eventually(async () => assert.equal((await get(status, 'localhost', '/healthz')).status, 200), { timeoutMs: 10_000 });
-    assert.equal((await get(status, 'localhost', '/is-dynamic-lb-initialized')).status, 404, 'nothing pushed yet');
-    await pushLiveState(status, config);
-    assert.equal((await get(status, 'localhost', '/is-dynamic-lb-initialized')).status, 200);
+    const socket = context.paths.configurationSocket;
+    assert.equal((await configurationRequest(socket, 'GET', '/is-dynamic-lb-initialized')).status, 404, 'nothing pushed yet');
+    await pushLiveState(socket, config);
+    assert.equal((await configurationRequest(socket, 'GET', '/is-dynamic-lb-initialized')).status, 200);
+    assert.equal((await get(status, 'localhost', '/is-dynamic-lb-initialized')).status, 404, 'not on the status port');
   });
 
   after(async () => {
@@ -168,7 +173,7 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
       ...config,
       backends: config.backends.map((entry) => (entry.name === 'default-drained-80' ? { ...entry, endpoints: [{ address: '127.0.0.1', port: api.port }] } : entry)),
     };
-    await pushLiveState(context.ports.status, refilled);
+    await pushLiveState(context.paths.configurationSocket, refilled);
     assert.equal(echo(await get(context.ports.http, 'app.example.com', '/drained/x')).service, 'api');
     assert.equal(renderNginxConf(refilled, context), renderNginxConf(config, context), 'the same nginx.conf');
   });

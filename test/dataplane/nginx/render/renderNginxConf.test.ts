@@ -85,7 +85,7 @@ describe('main and http', () => {
           'portico_configuration = require("portico.configuration")',
           'portico_certificate = require("portico.certificate")',
           'portico_routes = require("portico.routes")',
-          'portico_balancer.init({ status_port = 10999 })',
+          'portico_balancer.init({ status_port = 10999, portico_ports = { 80, 443, 8181, 10999 }, refuse_loopback = false })',
         ],
       },
     ]);
@@ -140,22 +140,38 @@ describe('servers', () => {
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [['80', 'default_server'], ['8443', 'ssl', 'default_server']]);
   });
 
-  test('the status server is on 127.0.0.1 only, with the live-state endpoints', () => {
-    const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, liveStateMemory: '16m' }));
+  test('the status server is on 127.0.0.1 only; the live-state endpoints are on a unix socket only, with their own limits', () => {
+    const tree = parsed(configuration({ settings: { clientHeaderTimeout: 0, clientBodyTimeout: 0, keepAlive: 0 } }),
+      createRenderContext('', { luaDir: LUA_DIR, liveStateMemory: '16m' }));
     const status = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:10246'));
     assert.ok(status);
     assert.deepEqual(argsOf(status, 'listen'), [['127.0.0.1:10246', 'default_server']]);
     assert.deepEqual(argsOf(locationOf(status, '=', '/healthz'), 'return'), [['200']]);
     assert.deepEqual(argsOf(locationOf(status, '=', '/nginx_status'), 'stub_status'), [[]]);
-    assert.deepEqual(argsOf(status, 'client_max_body_size'), [['16m']], 'a push bigger than the dict could not be stored');
-    assert.deepEqual(argsOf(status, 'client_body_buffer_size'), [['16m']]);
-    assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/backends')]),
-      [['content_by_lua_block', 'portico_configuration.handle_backends()']]);
-    assert.deepEqual(luaBlocks([locationOf(status, '=', '/configuration/certificates')]),
-      [['content_by_lua_block', 'portico_configuration.handle_certificates()']]);
-    assert.deepEqual(luaBlocks([locationOf(status, '=', '/is-dynamic-lb-initialized')]),
-      [['content_by_lua_block', 'portico_configuration.handle_initialized()']]);
     assert.deepEqual(argsOf(locationOf(status, '/'), 'return'), [['404']]);
+    assert.ok(!JSON.stringify(status).includes('/configuration/'), 'no configuration endpoint on a TCP port');
+    const configurationServer = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === 'unix:run/controller/configuration.sock'));
+    assert.ok(configurationServer);
+    assert.deepEqual(argsOf(configurationServer, 'listen'), [['unix:run/controller/configuration.sock']]);
+    assert.deepEqual(argsOf(configurationServer, 'client_max_body_size'), [['16m']], 'a push bigger than the dict could not be stored');
+    assert.deepEqual(argsOf(configurationServer, 'client_body_buffer_size'), [['16m']]);
+    // Its own timeouts: the ConfigMap's "0" (above) would stop every push.
+    assert.deepEqual(argsOf(configurationServer, 'client_header_timeout'), [['60s']]);
+    assert.deepEqual(argsOf(configurationServer, 'client_body_timeout'), [['60s']]);
+    assert.deepEqual(argsOf(configurationServer, 'keepalive_timeout'), [['60s']]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/backends')]),
+      [['content_by_lua_block', 'portico_configuration.handle_backends()']]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/certificates')]),
+      [['content_by_lua_block', 'portico_configuration.handle_certificates()']]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/is-dynamic-lb-initialized')]),
+      [['content_by_lua_block', 'portico_configuration.handle_initialized()']]);
+    assert.deepEqual(argsOf(locationOf(configurationServer, '/'), 'return'), [['404']]);
+    const withAll = parsed(configuration(), createRenderContext('', {
+      luaDir: LUA_DIR, monitor: { port: 41234, token: 1, maxBatchSize: 10 }, selfEndpoints: { porticoPorts: [10254, 8443], refuseLoopback: true },
+    }));
+    const init = luaBlocks(only(withAll, 'http').children ?? []).find(([name]) => name === 'init_by_lua_block');
+    assert.ok(init?.includes('portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 8443, 10246, 10254, 41234 }, refuse_loopback = true })'),
+      JSON.stringify(init));
   });
 
   test('a wildcard host matches exactly one label', () => {
