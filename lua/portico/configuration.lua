@@ -1,21 +1,25 @@
--- Handlers of the status server's configuration endpoints (127.0.0.1 only):
+-- Handlers of the configuration server's endpoints (a unix socket only the controller reaches):
 --   location = /configuration/backends     { content_by_lua_block { portico_configuration.handle_backends() } }
 --   location = /configuration/certificates { content_by_lua_block { portico_configuration.handle_certificates() } }
 --   location = /configuration/routes       { content_by_lua_block { portico_configuration.handle_routes() } }
 --   location = /is-dynamic-lb-initialized  { content_by_lua_block { portico_configuration.handle_initialized() } }
 -- POST stores a document (validated first; 400 leaves the stored one as it
--- was), GET returns the stored one. Workers pick a new document up on their
+-- was), GET returns the stored one (certificates without their PEMs: a
+-- private key is never served). Workers pick a new document up on their
 -- next request or handshake (see state.lua).
 local state = require("portico.state")
 local backends = require("portico.backends")
 local certificate = require("portico.certificate")
 local routes = require("portico.routes")
+local cjson = require("cjson.safe")
 
 local ngx = ngx
 local ngx_req = ngx.req
 local ngx_log = ngx.log
 local io_open = io.open
 local tostring = tostring
+local pairs = pairs
+local table_sort = table.sort
 
 local _M = {}
 
@@ -45,7 +49,8 @@ local function read_request_body()
   return body
 end
 
-local function handle_document(name, decode)
+-- What GET shows of a document: `shown(body)`, or the body itself.
+local function handle_document(name, decode, shown)
   local method = ngx_req.get_method()
   if method == "GET" then
     local body = state.read(name)
@@ -54,7 +59,7 @@ local function handle_document(name, decode)
     end
     ngx.status = 200
     ngx.header["Content-Type"] = "application/json"
-    ngx.print(body)
+    ngx.print(shown and shown(body) or body)
     return
   end
   if method ~= "POST" then
@@ -85,8 +90,21 @@ function _M.handle_backends()
   handle_document("backends", backends.decode)
 end
 
+-- The stored certificates document with each PEM (certificate and private
+-- key) replaced by the list of ids: what is served, never the key material.
+local function certificate_names(body)
+  local document = cjson.decode(body) -- stored only after decode() accepted it
+  local ids = {}
+  for id in pairs(document.certificates) do
+    ids[#ids + 1] = id
+  end
+  table_sort(ids)
+  document.certificates = ids
+  return cjson.encode(document)
+end
+
 function _M.handle_certificates()
-  handle_document("certificates", certificate.decode)
+  handle_document("certificates", certificate.decode, certificate_names)
 end
 
 function _M.handle_routes()

@@ -95,6 +95,9 @@ test('SNI picks the exact host, then the one-label wildcard, then the default; n
   const stored = await statusRequest(nginx.ports.status, 'GET', '/configuration/certificates');
   assert.equal(stored.status, 200);
   assert.equal(JSON.parse(stored.body).default, 'fallback');
+  // GET names the certificates; it never serves their PEMs (each holds a private key).
+  assert.deepEqual(JSON.parse(stored.body).certificates, ['exact', 'fallback', 'wildcard']);
+  assert.doesNotMatch(stored.body, /PRIVATE KEY|BEGIN/);
 });
 
 test('a rotated certificate is served from the next handshake on, without a reload', options, async () => {
