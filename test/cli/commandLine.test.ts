@@ -63,6 +63,7 @@ describe('flag table', () => {
       'default-ssl-certificate',
       'disable-catch-all',
       'disable-leader-election',
+      'disable-svc-external-name',
       'disable-sync-events',
       'dynamic-configuration-retries',
       'election-id',

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { NginxDataPlane } from '../../src/dataplane/nginxDataPlane.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
@@ -36,15 +36,16 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function backendNames(status: number): Promise<string[]> {
-  const answer = await request(`http://127.0.0.1:${status}/configuration/backends`);
+/** The backend names nginx holds, from its configuration server's socket. */
+async function backendNames(configurationSocket: string): Promise<string[]> {
+  const answer = await request('http://localhost/configuration/backends', { dispatcher: new Agent({ connect: { socketPath: configurationSocket } }) });
   const document = (await answer.body.json()) as { backends: { name: string }[] };
   return document.backends.map(({ name }) => name).sort();
 }
 
 interface Fixture {
   dataPlane: NginxDataPlane;
-  status: number;
+  configurationSocket: string;
   old: Backend;
   replacement: Backend;
   /** The instance that answers `host`, or the status code when it is not a 200. */
@@ -66,7 +67,7 @@ async function withDataPlane(body: (fixture: Fixture) => Promise<void>): Promise
   try {
     await body({
       dataPlane,
-      status,
+      configurationSocket: dataPlane.nginx.layout.configurationSocket,
       old: backend('default-old-80', [{ address: '127.0.0.1', port: oldEcho!.port }], { name: 'old' }),
       replacement: backend('default-new-80', [{ address: '127.0.0.1', port: newEcho!.port }], { name: 'new' }),
       instance,
@@ -86,7 +87,7 @@ function whileMasterHeld<T>(dataPlane: NginxDataPlane, body: () => Promise<T>): 
 const applied = (dataPlane: NginxDataPlane, next: Configuration) => dataPlane.apply(next).then(({ done }) => done);
 
 test('a backend the next nginx.conf drops stays live until the reload is done', options, () =>
-  withDataPlane(async ({ dataPlane, status, old, replacement, instance }) => {
+  withDataPlane(async ({ dataPlane, configurationSocket, old, replacement, instance }) => {
     // The Ingress's path moves to another Service: the location names another backend, so nginx.conf changes.
     const running = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', old.name)])], backends: [old] });
     const next = configuration({ servers: [server('_', []), server('a.example.com', [location('/', 'prefix', replacement.name)])], backends: [replacement] });
@@ -95,15 +96,15 @@ test('a backend the next nginx.conf drops stays live until the reload is done', 
 
     const reloaded = await whileMasterHeld(dataPlane, async () => {
       const reloading = applied(dataPlane, next);
-      await eventually(async () => assert.ok((await backendNames(status)).includes('default-new-80'), 'the next live state is pushed'));
+      await eventually(async () => assert.ok((await backendNames(configurationSocket)).includes('default-new-80'), 'the next live state is pushed'));
       for (let attempt = 0; attempt < 20; attempt++) assert.equal(await instance('a.example.com'), 'old-1', 'the old nginx.conf serves, with its backend');
-      assert.deepEqual(await backendNames(status), ['default-new-80', 'default-old-80']);
+      assert.deepEqual(await backendNames(configurationSocket), ['default-new-80', 'default-old-80']);
       assert.equal(dataPlane.nginx.reloads, 0, 'the reload is still waiting');
       return { reloading };
     });
     assert.equal((await reloaded.reloading).outcome, 'reloaded');
     assert.equal(await instance('a.example.com'), 'new-1');
-    assert.deepEqual(await backendNames(status), ['default-new-80'], 'the dropped backend is gone once nothing routes to it');
+    assert.deepEqual(await backendNames(configurationSocket), ['default-new-80'], 'the dropped backend is gone once nothing routes to it');
   }));
 
 test('a configuration applied during a reload goes live at once; of those waiting for their reload only the newest is loaded', options, () =>

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { liveStateOf } from '../../src/dataplane/live/liveState.js';
 import { NginxDataPlane } from '../../src/dataplane/nginxDataPlane.js';
 import { silentLogger } from '../../src/log/logger.js';
@@ -103,8 +103,9 @@ test('the catch-all routes a new plain host from live state alone, as its server
     assert.match(proxied.headers['x-request-id'] ?? '', /^[0-9a-f]{32}$/);
 
     // A document routes.lua cannot use is refused, and the routes in use stay.
+    const configuration = new Agent({ connect: { socketPath: dataPlane.nginx.layout.configurationSocket } });
     for (const body of ['{"hosts": []', '{"hosts": {"a.example.com": [{"path": "shop"}]}}', '{"hosts": {"a.example.com": {}}}']) {
-      const refused = await request(`http://127.0.0.1:${status}/configuration/routes`, { method: 'POST', body });
+      const refused = await request('http://localhost/configuration/routes', { method: 'POST', body, dispatcher: configuration });
       assert.equal(refused.statusCode, 400, `${body}: ${await refused.body.text()}`);
     }
     assert.equal(await instanceAt(http, 'new.example.com', '/shop/cart'), 'shop-1');
