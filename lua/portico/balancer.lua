@@ -30,6 +30,7 @@ local chash = require("portico.balancer.chash")
 local chashsubset = require("portico.balancer.chashsubset")
 local sticky = require("portico.balancer.sticky")
 local canary = require("portico.balancer.canary")
+local self_address = require("portico.balancer.self_address")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -45,10 +46,7 @@ local string_find = string.find
 local string_lower = string.lower
 local string_gsub = string.gsub
 local string_gmatch = string.gmatch
-local string_match = string.match
-local tonumber = tonumber
 local math_randomseed = math.randomseed
-local math_floor = math.floor
 local pcall = pcall
 
 local _M = {}
@@ -67,8 +65,9 @@ local LOAD_BALANCE = {
 }
 
 local dict = state.dict
-local portico_ports = { [10246] = true } -- every port Portico listens on (the status port's default); init() sets them
-local refuse_loopback = false -- Kubernetes mode: a loopback peer is Portico's own pod at any port
+-- What self_address.refusal() refuses: every port Portico listens on (the
+-- status port's default until init()), and in Kubernetes mode loopback at any port.
+local self_policy = { ports = { [10246] = true }, refuse_loopback = false }
 
 -- Worker-local: rebuilt from the shared dict when backends_version moves.
 local synced_version = nil
@@ -89,119 +88,14 @@ function _M.init(options)
   if not valid_port(port) then
     error("portico.balancer.init: status_port must be a port number, got " .. tostring(port))
   end
-  portico_ports = { [port] = true }
+  local ports = { [port] = true }
   for _, other in ipairs(options.portico_ports or {}) do
     if not valid_port(other) then
       error("portico.balancer.init: portico_ports must hold port numbers, got " .. tostring(other))
     end
-    portico_ports[other] = true
+    ports[other] = true
   end
-  refuse_loopback = options.refuse_loopback == true
-end
-
--- An IPv4 literal as nginx's set_current_peer reads it: four decimal parts.
-local function ipv4_bytes(address)
-  local a, b, c, d = string_match(address, "^(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)%.(%d%d?%d?)$")
-  if a == nil then
-    return nil
-  end
-  local bytes = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
-  for _, byte in ipairs(bytes) do
-    if byte > 255 then
-      return nil
-    end
-  end
-  return bytes
-end
-
--- An IPv6 literal (compressed or not, maybe with a dotted IPv4 tail) as 8 groups.
-local function ipv6_groups(address)
-  if not string_find(address, ":", 1, true) then
-    return nil
-  end
-  local head, tail = address, nil
-  local gap = string_find(address, "::", 1, true)
-  if gap ~= nil then
-    head, tail = address:sub(1, gap - 1), address:sub(gap + 2)
-    if string_find(tail, "::", 1, true) then
-      return nil
-    end
-  end
-  local function groups_of(text)
-    local groups = {}
-    if text == "" then
-      return groups
-    end
-    local pieces = {}
-    for piece in string_gmatch(text .. ":", "([^:]*):") do
-      pieces[#pieces + 1] = piece
-    end
-    for i, piece in ipairs(pieces) do
-      local ipv4 = i == #pieces and ipv4_bytes(piece) or nil
-      if ipv4 ~= nil then
-        groups[#groups + 1] = ipv4[1] * 256 + ipv4[2]
-        groups[#groups + 1] = ipv4[3] * 256 + ipv4[4]
-      elseif string_find(piece, "^%x%x?%x?%x?$") then
-        groups[#groups + 1] = tonumber(piece, 16)
-      else
-        return nil
-      end
-    end
-    return groups
-  end
-  local first, last = groups_of(head), groups_of(tail or "")
-  if first == nil or last == nil then
-    return nil
-  end
-  local missing = 8 - #first - #last
-  if (gap ~= nil and missing < 1) or (gap == nil and missing ~= 0) then
-    return nil
-  end
-  local groups = first
-  for _ = 1, missing do
-    groups[#groups + 1] = 0
-  end
-  for _, group in ipairs(last) do
-    groups[#groups + 1] = group
-  end
-  return groups
-end
-
--- Why a peer must not be used, or nil. The controller checks first
--- (src/model/selfAddress.ts); this holds whatever a push says: a name is
--- never resolved here, an unspecified address is this machine, and loopback
--- (also IPv4-mapped or -compatible) is Portico at its own ports.
-local function refusal(address, port)
-  local ipv4 = ipv4_bytes(address)
-  if ipv4 == nil then
-    local groups = ipv6_groups(address)
-    if groups == nil then
-      return "is not an IP address"
-    end
-    local zero_prefix = true
-    for i = 1, 5 do
-      if groups[i] ~= 0 then
-        zero_prefix = false
-      end
-    end
-    if zero_prefix and groups[6] == 0 and groups[7] == 0 and (groups[8] == 0 or groups[8] == 1) then
-      if groups[8] == 0 then
-        return "is the unspecified address"
-      end
-      ipv4 = { 127, 0, 0, 1 }
-    elseif zero_prefix and (groups[6] == 0xffff or groups[6] == 0) then
-      ipv4 = { math_floor(groups[7] / 256), groups[7] % 256, math_floor(groups[8] / 256), groups[8] % 256 }
-    else
-      return nil
-    end
-  end
-  if ipv4[1] == 0 then
-    return "is an unspecified address"
-  end
-  if ipv4[1] == 127 and (refuse_loopback or portico_ports[port]) then
-    return "is a loopback address: Portico itself"
-  end
-  return nil
+  self_policy = { ports = ports, refuse_loopback = options.refuse_loopback == true }
 end
 
 -- Peers: the endpoints nginx may connect to, with the host in the form
@@ -211,7 +105,7 @@ local function usable_peers(backend)
   for _, endpoint in ipairs(backend.endpoints) do
     local address, port = endpoint.address, endpoint.port
     local bare = string_lower((string_gsub(address, "^%[(.*)%]$", "%1")))
-    local why = refusal(bare, port)
+    local why = self_address.refusal(bare, port, self_policy)
     if why ~= nil then
       ngx_log(ERR, "backend ", backend.name, ": refusing endpoint ", address, ":", port, ": it ", why)
     else
