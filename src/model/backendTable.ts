@@ -19,16 +19,17 @@ export class BackendTable {
   private readonly claims = new Map<string, BalancingClaim[]>();
   private readonly canaries = new Map<string, Canary>();
 
-  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's). */
+  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's); `warnings` gets the endpoints left out. */
   constructor(
     private readonly lookup: ServiceLookup,
     private readonly unclaimed: Balancing,
+    private readonly warnings: string[],
   ) {}
 
   /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
   add(service: ServiceReference, claim?: BalancingClaim): string {
     const name = backendName(service);
-    if (!this.backends.has(name)) this.backends.set(name, buildBackend(service, this.lookup, this.unclaimed));
+    if (!this.backends.has(name)) this.backends.set(name, buildBackend(service, this.lookup, this.unclaimed, this.warnings));
     if (claim) {
       // Appended in place: thousands of routes may claim one Service's backend, and copying made that quadratic.
       const claims = this.claims.get(name);
