@@ -2,8 +2,8 @@
 // log_format naming a variable it does not have (`unknown "x" variable`, also
 // for `$1`), and then nginx -t fails and no later configuration is loaded, so
 // the model checks the names against the ones nginx 1.22 (Debian's build) and
-// Portico's nginx.conf define. test/model/settings/logFormat.test.ts checks
-// every name here with the real nginx, and that Portico's own are rendered.
+// Portico's nginx.conf define. test/dataplane/nginx/render/boundaryValues.test.ts
+// renders a log format naming every one of them and runs the real nginx -t on it.
 import { quoteValue, type ValueParser } from './valueSyntax.js';
 
 /** nginx 1.22's variables in Debian's build (core, upstream, proxy, SSL, HTTP/2, realip, gzip, limits, fastcgi, ssi, userid, referer, stub_status, browser, secure_link). */

@@ -1,5 +1,5 @@
 // What nginx 1.22 accepts for the sizes and times Portico renders, measured
-// with `nginx -t` (test/dataplane/nginx/render/boundaryValues.live.test.ts
+// with `nginx -t` (test/dataplane/nginx/render/boundaryValues.test.ts
 // renders every setting at these bounds). Shared by the model, which refuses
 // a value beyond them, and the renderer, which never writes one: nginx -t
 // failing on one value refuses every later configuration.

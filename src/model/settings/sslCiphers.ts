@@ -2,6 +2,8 @@
 // word it does not know, but fails when the list selects no cipher, and then
 // nginx -t fails and no later configuration is loaded; so an unknown word (a
 // typo that silently drops a cipher) and a list without one cipher are refused.
+// Not modelled: a list whose every selected cipher a later "!" or "-" removes
+// again (`AES128-SHA:!AES128-SHA`); OpenSSL's ordering rules are not repeated here.
 import { OPENSSL_CIPHER_NAMES, OPENSSL_EMPTY_ALIASES, OPENSSL_SELECTING_ALIASES } from './opensslCipherWords.js';
 import { quoteValue, type ValueParser } from './valueSyntax.js';
 
