@@ -8,9 +8,10 @@
  * ngx_parse_offset: the byte count must fit in off_t (2^63 - 1), whatever
  * the unit (`8589934591g` passes, `8589934592g` fails).
  */
-export const MAX_OFFSET_BYTES = 2n ** 63n - 1n;
+const MAX_OFFSET_BYTES = 2n ** 63n - 1n;
 
-const SIZE = /^([0-9]{1,19})([kKmMgG]?)$/;
+/** Up to 15 digits and one unit, nothing else: the renderer writes what matches unquoted (arguments.ts). */
+const SIZE = /^([0-9]{1,15})([kKmMgG]?)$/;
 const SIZE_UNIT_SHIFT: Readonly<Record<string, bigint>> = { '': 0n, k: 10n, m: 20n, g: 30n };
 
 /** The bytes of an nginx size (`0`, `512k`, `1m`, `2G`), or undefined when nginx's ngx_parse_offset would refuse it. */
@@ -38,6 +39,7 @@ export const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
  */
 const TIME_UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
 
+/** Digits and one unit, nothing else (as SIZE). */
 const TIME = /^([0-9]{1,10})(ms|[wdhms])?$/;
 
 /** Milliseconds of a single-unit nginx time (`240s`, `500ms`, `1h`; a bare number is seconds), or undefined beyond MAX_TIMER_MS. */

@@ -77,8 +77,8 @@ function parseWorkerProcesses(text: string, environment: SettingsEnvironment): P
  * open-file ceiling (fs.nr_open), past which connections cannot be opened anyway
  * while nginx still allocates ~260 bytes of each at worker start (273 MB at 2^20).
  */
-export const MIN_WORKER_CONNECTIONS = 512;
-export const MAX_WORKER_CONNECTIONS = 2 ** 20;
+const MIN_WORKER_CONNECTIONS = 512;
+const MAX_WORKER_CONNECTIONS = 2 ** 20;
 
 const parseWorkerConnections: ValueParser<number> = (text) => {
   if (text === '0') return { ok: true, value: 0 };
@@ -91,7 +91,7 @@ const parseWorkerConnections: ValueParser<number> = (text) => {
  * nginx allocates a 152-byte cache entry for each at every reload, before any is
  * used (2^31 - 1 fails `malloc(326417514344)`); 65536 is 10 MB.
  */
-export const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;
+const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;
 
 /** The protocol names nginx's ssl_protocols accepts. */
 const parseSslProtocols: ValueParser<string[]> = (text) => {

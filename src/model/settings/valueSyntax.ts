@@ -71,7 +71,7 @@ export function patternParser(pattern: RegExp, expected: string): ValueParser<st
 
 /** nginx size (`ngx_parse_offset`): bytes, or k/m/g multiples, up to 2^63 - 1 bytes; `0` often means unlimited. */
 export const parseNginxSize: ValueParser<string> = (text) =>
-  /^[0-9]{1,15}[kKmMgG]?$/.test(text) && nginxSizeBytes(text) !== undefined
+  nginxSizeBytes(text) !== undefined
     ? accepted(text)
     : refused('an nginx size such as 1m, 512k or 0, at most 8589934591g');
 
@@ -82,7 +82,7 @@ export const parseNginxSize: ValueParser<string> = (text) =>
  * millisecond directives, which every time Portico renders is.
  */
 export const parseNginxTime: ValueParser<string> = (text) =>
-  /^[0-9]{1,10}(?:ms|[wdhms])?$/.test(text) && nginxTimeMs(text) !== undefined
+  nginxTimeMs(text) !== undefined
     ? accepted(text)
     : refused('an nginx time such as 240s, 500ms or 1h, at most 24d');
 

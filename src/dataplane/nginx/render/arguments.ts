@@ -173,12 +173,12 @@ export const raw = {
 
   /** An nginx size: `0`, `8k`, `1m`, `2G`, at most 2^63 - 1 bytes. */
   size(value: string): Argument {
-    return /^[0-9]{1,15}[kmgKMG]?$/.test(value) && nginxSizeBytes(value) !== undefined ? bare(value) : refuse('size', value);
+    return nginxSizeBytes(value) !== undefined ? bare(value) : refuse('size', value);
   },
 
   /** A single-unit nginx time for a millisecond directive: `240s`, `1h`, `500ms` (no `M` or `y`, which nginx refuses there). */
   time(value: string): Argument {
-    return /^[0-9]{1,10}(?:ms|s|m|h|d|w)?$/.test(value) && nginxTimeMs(value) !== undefined ? bare(value) : refuse('time', value);
+    return nginxTimeMs(value) !== undefined ? bare(value) : refuse('time', value);
   },
 
   /** A variable name of Portico's own (`$proxy_upstream_name`). */
