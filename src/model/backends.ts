@@ -30,7 +30,7 @@ function encodeNamePart(part: string): string {
   return part.replace(/[%/:]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** ingress-nginx's upstream name, `<namespace>-<service>-<port>`: shown where ingress-nginx shows one (the canary metrics label). */
+/** ingress-nginx's upstream name, `<namespace>-<service>-<port>`: the canary metrics label and the affinity cookie's salt, as there. */
 export function ingressNginxUpstreamName(service: Backend['service']): string {
   return `${service.namespace}-${service.name}-${service.port}`;
 }
@@ -50,7 +50,7 @@ export interface ServiceLookup {
  * whole backends document, so such endpoints are left out, each told in
  * `dropped`, and the others stay.
  */
-export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup, dropped: string[] = []): Endpoint[] {
+export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup, dropped: string[]): Endpoint[] {
   const service = lookup.service(`${ref.namespace}/${ref.name}`);
   if (!service) return [];
   const servicePort = (service.spec?.ports ?? []).find((port) =>
