@@ -218,7 +218,8 @@ local function backend_error(backend, where, names)
   end
 
   local err = first_error(backend, where, {
-    { "loadBalance", string_field }, { "hashBy", string_field }, { "hashBySubset", boolean_field },
+    { "upstreamName", string_field }, { "loadBalance", string_field }, { "hashBy", string_field },
+    { "hashBySubset", boolean_field },
   })
   if err then
     return err

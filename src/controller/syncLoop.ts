@@ -1,6 +1,7 @@
 // The controller's loop: coalesced store changes → accepted Ingresses →
 // model → data plane. Problems reach the user as log lines and Kubernetes
 // Events; a configuration nginx refuses never replaces the running one.
+import { availableParallelism } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
@@ -228,7 +229,7 @@ export class SyncLoop {
     const source = this.options.configMap ? this.options.store.configMap(this.options.configMap) : undefined;
     if (source === this.settingsSource) return this.settings;
     this.settingsSource = source;
-    const parsed = parseGlobalSettings(source?.data);
+    const parsed = parseGlobalSettings(source?.data, { cpus: availableParallelism() });
     for (const problem of parsed.problems) this.options.logger.warn({ configMap: this.options.configMap }, problem);
     for (const key of parsed.unknownKeys) {
       if (this.reportedUnknownKeys.has(key)) continue;

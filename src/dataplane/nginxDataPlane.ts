@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
 import type { EndpointGuard } from '../model/selfAddress.js';
-import { nginxTimeMs } from '../model/settings/valueSyntax.js';
+import { MAX_TIMER_MS, nginxTimeMs } from '../model/settings/nginxLimits.js';
 import type { Configuration } from '../model/types.js';
 import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from './dataPlane.js';
 import { LatestOnlyQueue } from './latestOnlyQueue.js';
@@ -102,7 +102,7 @@ export class NginxDataPlane implements DataPlane {
    */
   async stop(): Promise<void> {
     clearInterval(this.watchdog);
-    const drainMs = this.drainTime === undefined ? undefined : nginxTimeMs(this.drainTime) + STOP_MARGIN_MS;
+    const drainMs = this.drainTime === undefined ? undefined : (nginxTimeMs(this.drainTime) ?? MAX_TIMER_MS) + STOP_MARGIN_MS;
     await this.nginx.stop(drainMs);
   }
 

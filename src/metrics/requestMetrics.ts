@@ -183,15 +183,17 @@ export class RequestMetrics {
    * name what the configuration serves.
    */
   private seriesOf(record: RequestRecord): Series | undefined {
-    const { namespace, ingress, service, canary, path } = record;
+    const { namespace, ingress, service, path } = record;
     const status = this.options.reportStatusClasses ? `${record.status[0]}xx` : record.status;
     const method = METHODS.has(record.method) ? record.method : 'OTHER';
     const host = this.options.metricsPerHost ? record.host : undefined;
+    // The label is ingress-nginx's spelling, which two backends may share: the series is keyed by the label.
+    const canary = record.canary === '' ? '' : (this.served.backends.get(record.canary) ?? this.previous.backends.get(record.canary));
+    if (canary === undefined) return undefined;
     const key = `${status}\0${method}\0${path}\0${namespace}\0${ingress}\0${service}\0${canary}\0${host ?? ''}`;
     const existing = this.series.get(key);
     if (existing) return existing;
     if (!this.servesLocation(record) || !STATUS.test(record.status)) return undefined;
-    if (canary !== '' && !this.served.backends.has(canary)) return undefined;
     if (host !== undefined && !this.labelsHost(host)) return undefined;
     const requestLabels = { status, method, path, namespace, ingress, service, canary, ...(host === undefined ? {} : { host }) };
     const series: Series = {

@@ -2,6 +2,7 @@
 // anything else did not come from a location Portico rendered, so it is
 // dropped: label values never come from a batch alone, which keeps the number
 // of series bounded by the configuration, whatever a batch holds.
+import { ingressNginxUpstreamName } from '../model/backends.js';
 import type { Configuration } from '../model/types.js';
 
 export class ServedTraffic {
@@ -11,7 +12,8 @@ export class ServedTraffic {
   readonly locations = new Set<string>();
   /** `namespace/name` of the Ingresses of those locations (`/` for the default backend's). */
   readonly ingresses = new Set<string>();
-  readonly backends = new Set<string>();
+  /** Backend name → the `canary` label: ingress-nginx's spelling of it (ingressNginxUpstreamName), as its dashboards expect. */
+  readonly backends = new Map<string, string>();
 
   static readonly NONE = new ServedTraffic();
 
@@ -23,7 +25,7 @@ export class ServedTraffic {
   static of(configuration: Configuration): ServedTraffic {
     const served = new ServedTraffic();
     const services = new Map(configuration.backends.map((backend) => [backend.name, backend.service.name]));
-    for (const backend of configuration.backends) served.backends.add(backend.name);
+    for (const backend of configuration.backends) served.backends.set(backend.name, ingressNginxUpstreamName(backend.service));
     for (const server of configuration.servers) {
       if (server.hostname !== '_') served.hosts.add(server.hostname);
       for (const location of server.locations) {

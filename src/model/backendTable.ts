@@ -21,18 +21,19 @@ export class BackendTable {
   /** Backend name → why endpoints of its Service were left out. */
   private readonly refused = new Map<string, string[]>();
 
-  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's). */
+  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's); `warnings` gets the endpoints left out. */
   constructor(
     private readonly lookup: ServiceLookup,
     private readonly unclaimed: Balancing,
     private readonly policy: EndpointPolicy,
+    private readonly warnings: string[],
   ) {}
 
   /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
   add(service: ServiceReference, claim?: BalancingClaim): string {
     const name = backendName(service);
     if (!this.backends.has(name)) {
-      const built = buildBackend(service, this.lookup, this.unclaimed, this.policy);
+      const built = buildBackend(service, this.lookup, this.unclaimed, this.policy, this.warnings);
       this.backends.set(name, built.backend);
       if (built.refused.length > 0) this.refused.set(name, built.refused);
     }

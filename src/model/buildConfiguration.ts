@@ -47,7 +47,7 @@ export interface ModelResult {
   configuration: Configuration;
   /** Per-Ingress problems, for logs and Kubernetes Events. */
   problems: IngressProblem[];
-  /** Problems of the controller's own settings (default certificate, default backend). */
+  /** Problems of the controller's own settings (default certificate, default backend) and EndpointSlice endpoints left out. */
   warnings: string[];
 }
 
@@ -61,7 +61,8 @@ interface DraftServer {
 export function buildConfiguration(input: ModelInput): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
-  const backends = new BackendTable(input.lookup, { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined }, input.endpoints);
+  const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
+  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings);
 
   const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();

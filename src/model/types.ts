@@ -168,7 +168,7 @@ export interface Endpoint {
 }
 
 export interface Backend {
-  /** `<namespace>-<service>-<port>` as in ingress-nginx. */
+  /** `<namespace>/<service>:<port>` (backendName in backends.ts; ingress-nginx's `<namespace>-<service>-<port>` is ambiguous). */
   name: string;
   service: { namespace: string; name: string; port: string | number };
   /** Ready endpoints, sorted; empty means 503. */

@@ -163,7 +163,7 @@ describe('the objects of deploy/ agree with each other and with Portico', () => 
   test('the pod is given time for the whole shutdown', () => {
     const { flags } = command;
     const configMap = findObject<V1ConfigMap>(objects, 'ConfigMap', 'portico-controller');
-    const { settings, problems, unknownKeys } = parseGlobalSettings(configMap.data);
+    const { settings, problems, unknownKeys } = parseGlobalSettings(configMap.data, { cpus: 1 });
     assert.deepEqual([problems, unknownKeys], [[], []]);
     const workerShutdown = /^(\d+)s$/.exec(settings.workerShutdownTimeout);
     assert.ok(workerShutdown, `worker-shutdown-timeout ${settings.workerShutdownTimeout} in seconds`);

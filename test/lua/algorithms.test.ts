@@ -312,6 +312,13 @@ test('sticky: the affinity cookie is appended to Set-Cookie values set before it
   assert.ok(cookieNamed(result, 'route'));
 });
 
+test('sticky: the cookie is salted with upstreamName, ingress-nginx\'s name of the backend, when the document has one', options, async () => {
+  const upstreamName = 'app-sticky-u-80';
+  await push([{ name: 'sticky-u', upstreamName, endpoints: endpoints(0), affinity: { mode: 'persistent', cookie: { name: 'route', path: '/' } } }]);
+  const setCookie = cookieNamed(await get('/to/sticky-u/'), 'route');
+  assert.equal(cookieValue(setCookie ?? ''), `${md5(upstreamName + peerKey(endpoint(0)))}|${backendKey(upstreamName)}`);
+});
+
 test('sticky persistent: the cookie names the endpoint itself; sessions never move when endpoints are added', options, async () => {
   const name = 'sticky-p';
   await push([{ name, endpoints: endpoints(0, 1, 2), affinity: { mode: 'persistent', cookie: { name: 'route', path: '/' } } }]);

@@ -367,6 +367,7 @@ export interface CanaryPolicy {
 /** One entry of the backends document (lua/README.md). */
 export interface BackendDocumentEntry {
   readonly name: string;
+  readonly upstreamName?: string;
   readonly endpoints: readonly BackendEndpoint[];
   readonly loadBalance?: string;
   readonly hashBy?: string | null;

@@ -10,13 +10,13 @@ import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support
 const LABELS = { controller_namespace: 'ingress', controller_class: 'k8s.io/ingress-nginx', controller_pod: 'portico-0' };
 
 function served(...ingresses: Array<{ host: string; namespace: string; name: string; path: string; service: string }>): Configuration {
-  const backends = ingresses.map(({ namespace, service }) => backend(`${namespace}-${service}-80`, [], { namespace, name: service }));
-  const canary = backend('shop-web-canary-80', [], { namespace: 'shop', name: 'web-canary' });
+  const backends = ingresses.map(({ namespace, service }) => backend(`${namespace}/${service}:80`, [], { namespace, name: service }));
+  const canary = backend('shop/web-canary:80', [], { namespace: 'shop', name: 'web-canary' });
   return configuration({
     servers: [
       server('_', []),
       ...ingresses.map(({ host, namespace, name, path, service }) =>
-        server(host, [location(path, 'prefix', `${namespace}-${service}-80`, { ingress: ingressRef(namespace, name) })])),
+        server(host, [location(path, 'prefix', `${namespace}/${service}:80`, { ingress: ingressRef(namespace, name) })])),
     ],
     backends: [...backends, canary],
   });
@@ -95,9 +95,9 @@ describe('RequestMetrics', () => {
     assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { ...SHOP_GET, method: 'PATCH' }), 1);
   });
 
-  it('accepts a canary backend the configuration has', async () => {
+  it('accepts a canary backend the configuration has, labelled with ingress-nginx\'s spelling of its name', async () => {
     const { requests, scrape } = metrics();
-    requests.record([record({ canary: 'shop-web-canary-80' })]);
+    requests.record([record({ canary: 'shop/web-canary:80' })]);
     assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_requests', { ...SHOP_GET, canary: 'shop-web-canary-80' }), 1);
   });
 

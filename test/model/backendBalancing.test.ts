@@ -14,18 +14,18 @@ test("a backend takes the balancing of the Ingress routing to it", () => {
       'affinity-mode': 'persistent',
     }),
   ]);
-  const balancing = backendOf(result, 'app-web-80')?.balancing;
+  const balancing = backendOf(result, 'app/web:80')?.balancing;
   assert.equal(balancing?.algorithm, 'ewma');
   assert.deepEqual(balancing?.hashBy, { key: '$remote_addr', subset: false, subsetSize: 3 });
   assert.equal(balancing?.affinity?.mode, 'persistent');
-  assert.equal(backendOf(result, 'app-web-80')?.canary, undefined);
+  assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);
   assert.deepEqual(result.problems, []);
 });
 
 test("a backend no Ingress routes to balances with the ConfigMap's load-balance", () => {
   const lookup = world([service('fallback', [{ port: 8080 }])]);
   const result = build([], lookup, { defaultBackendService: 'app/fallback', settings: { ...DEFAULT_SETTINGS, loadBalance: 'ewma' } });
-  assert.deepEqual(backendOf(result, 'app-fallback-8080')?.balancing, { ...ROUND_ROBIN, algorithm: 'ewma' });
+  assert.deepEqual(backendOf(result, 'app/fallback:8080')?.balancing, { ...ROUND_ROBIN, algorithm: 'ewma' });
 });
 
 test('the oldest Ingress routing to a backend sets its balancing; a newer one that differs is told', () => {
@@ -33,9 +33,9 @@ test('the oldest Ingress routing to a backend sets its balancing; a newer one th
   const newer = annotated(ingress('newer', 'b.example', [['/x', 'Prefix', 'web'], ['/y', 'Exact', 'web']]), { 'load-balance': 'ewma' });
   for (const order of [[older, newer], [newer, older]]) {
     const result = build(order);
-    assert.deepEqual(backendOf(result, 'app-web-80')?.balancing, ROUND_ROBIN);
+    assert.deepEqual(backendOf(result, 'app/web:80')?.balancing, ROUND_ROBIN);
     assert.deepEqual(problemsOf(result), ['newer BalancingConflict'], 'one problem, however many of its paths route there');
-    assert.match(result.problems[0]?.message ?? '', /^backend app-web-80 keeps .* of the older Ingress app\/older$/);
+    assert.match(result.problems[0]?.message ?? '', /^backend app\/web:80 keeps .* of the older Ingress app\/older$/);
   }
 });
 
@@ -45,7 +45,7 @@ test('a newer Ingress asking for the same balancing is not told', () => {
     annotated(ingress('older', 'a.example', [['/', 'Prefix', 'web']]), settings),
     annotated(ingress('newer', 'b.example', [['/', 'Prefix', 'web']]), settings),
   ]);
-  assert.equal(backendOf(result, 'app-web-80')?.balancing.hashBy?.key, '$uri');
+  assert.equal(backendOf(result, 'app/web:80')?.balancing.hashBy?.key, '$uri');
   assert.deepEqual(result.problems, []);
 });
 
@@ -56,7 +56,7 @@ test("an Ingress's spec.defaultBackend is a route to its backend", () => {
     }),
     accepted(ingress('later', 'h', [['/', 'Prefix', 'web']])),
   ]);
-  assert.equal(backendOf(result, 'app-web-80')?.balancing.algorithm, 'ewma');
+  assert.equal(backendOf(result, 'app/web:80')?.balancing.algorithm, 'ewma');
   assert.deepEqual(problemsOf(result), ['later BalancingConflict']);
 });
 
@@ -65,7 +65,7 @@ test("a canary Ingress's own balancing counts by age like any other", () => {
   const primary = accepted(ingress('primary', 'h', [['/', 'Prefix', 'web']]));
   const other = accepted(ingress('other', 'o', [['/', 'Prefix', 'web-canary']]));
   const result = build([other, primary, canary]);
-  assert.equal(backendOf(result, 'app-web-canary-80')?.balancing.algorithm, 'ewma', 'the canary Ingress is the oldest route');
+  assert.equal(backendOf(result, 'app/web-canary:80')?.balancing.algorithm, 'ewma', 'the canary Ingress is the oldest route');
   assert.deepEqual(problemsOf(result), ['other BalancingConflict']);
 });
 

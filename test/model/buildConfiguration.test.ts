@@ -11,7 +11,7 @@ test('one server per host plus the catch-all, which comes first and answers 404 
   const result = build([accepted(ingress('a', 'b.example', [['/', 'Prefix', 'web']])), accepted(ingress('b', 'a.example', [['/x', 'Exact', 'web']]))]);
   assert.deepEqual(result.configuration.servers.map((s) => s.hostname), ['_', 'a.example', 'b.example']);
   assert.deepEqual(locationsOf(result, '_'), ['prefix / -> 404']);
-  assert.deepEqual(locationsOf(result, 'a.example'), ['prefix / -> 404', 'exact /x -> app-web-80']);
+  assert.deepEqual(locationsOf(result, 'a.example'), ['prefix / -> 404', 'exact /x -> app/web:80']);
 });
 
 test('prefix paths lose trailing slashes; exact paths keep them; ImplementationSpecific is Prefix', () => {
@@ -21,9 +21,9 @@ test('prefix paths lose trailing slashes; exact paths keep them; ImplementationS
   assert.deepEqual(locationsOf(result, 'h'), [
     'prefix / -> 404',
     'exact /bar -> 404',
-    'exact /bar/ -> app-web-80',
-    'prefix /foo -> app-web-80',
-    'prefix /impl -> app-web-80',
+    'exact /bar/ -> app/web:80',
+    'prefix /foo -> app/web:80',
+    'prefix /impl -> app/web:80',
   ]);
 });
 
@@ -31,7 +31,7 @@ test('the same path and type on one host: the oldest Ingress wins and the other 
   const older = ingress('older', 'h', [['/api', 'Prefix', 'one']]);
   const newer = ingress('newer', 'h', [['/api/', 'Prefix', 'two'], ['/api', 'Exact', 'two']]);
   const result = build([accepted(newer), accepted(older)]);
-  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> 404', 'exact /api -> app-two-80', 'prefix /api -> app-one-80']);
+  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> 404', 'exact /api -> app/two:80', 'prefix /api -> app/one:80']);
   assert.deepEqual(
     result.problems.map((p) => `${p.ingress.name} ${p.severity} ${p.reason}`),
     ['newer warning PathConflict'],
@@ -42,25 +42,25 @@ test("an Ingress's defaultBackend is the root of its own hosts; a real / rule re
   const withDefault = ingress('d', 'h', [['/api', 'Prefix', 'api']], {
     defaultBackend: { service: { name: 'fallback', port: { number: 80 } } },
   });
-  assert.deepEqual(locationsOf(build([accepted(withDefault)]), 'h'), ['prefix / -> app-fallback-80', 'prefix /api -> app-api-80']);
+  assert.deepEqual(locationsOf(build([accepted(withDefault)]), 'h'), ['prefix / -> app/fallback:80', 'prefix /api -> app/api:80']);
   const root = ingress('r', 'h', [['/', 'Prefix', 'root']]);
-  assert.deepEqual(locationsOf(build([accepted(withDefault), accepted(root)]), 'h'), ['prefix / -> app-root-80', 'prefix /api -> app-api-80']);
+  assert.deepEqual(locationsOf(build([accepted(withDefault), accepted(root)]), 'h'), ['prefix / -> app/root:80', 'prefix /api -> app/api:80']);
 });
 
 test('an Ingress with only a defaultBackend is the catch-all; the oldest one wins', () => {
   const first = ingress('first', undefined, [], { defaultBackend: { service: { name: 'one', port: { number: 80 } } } });
   const second = ingress('second', undefined, [], { defaultBackend: { service: { name: 'two', port: { number: 80 } } } });
   const result = build([accepted(second), accepted(first)]);
-  assert.deepEqual(locationsOf(result, '_'), ['prefix / -> app-one-80']);
+  assert.deepEqual(locationsOf(result, '_'), ['prefix / -> app/one:80']);
   assert.deepEqual(result.problems.map((p) => `${p.ingress.name} ${p.reason}`), ['second CatchAllIgnored']);
 });
 
 test('--default-backend-service answers unmatched hosts and paths', () => {
   const lookup = world([service('default-http', [{ port: 8080 }])]);
   const result = build([accepted(ingress('a', 'h', [['/x', 'Prefix', 'web']]))], lookup, { defaultBackendService: 'app/default-http' });
-  assert.equal(result.configuration.defaultBackend, 'app-default-http-8080');
-  assert.deepEqual(locationsOf(result, '_'), ['prefix / -> app-default-http-8080']);
-  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> app-default-http-8080', 'prefix /x -> app-web-80']);
+  assert.equal(result.configuration.defaultBackend, 'app/default-http:8080');
+  assert.deepEqual(locationsOf(result, '_'), ['prefix / -> app/default-http:8080']);
+  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> app/default-http:8080', 'prefix /x -> app/web:80']);
 });
 
 test('use-regex or rewrite-target on one Ingress turns every location of the host into a regex, longest first', () => {
@@ -69,12 +69,12 @@ test('use-regex or rewrite-target on one Ingress turns every location of the hos
   const other = ingress('other', 'o', [['/p', 'Prefix', 'a']]);
   const result = build([accepted(plain), accepted(rewriting, { target: '/$2' }), accepted(other)]);
   assert.deepEqual(locationsOf(result, 'h'), [
-    'regex /api(/|$)(.*) -> app-b-80',
-    'regex /exact -> app-a-80',
-    'regex /p -> app-a-80',
+    'regex /api(/|$)(.*) -> app/b:80',
+    'regex /exact -> app/a:80',
+    'regex /p -> app/a:80',
     'regex / -> 404',
   ]);
-  assert.deepEqual(locationsOf(result, 'o'), ['prefix / -> 404', 'prefix /p -> app-a-80'], 'other hosts are untouched');
+  assert.deepEqual(locationsOf(result, 'o'), ['prefix / -> 404', 'prefix /p -> app/a:80'], 'other hosts are untouched');
 });
 
 test('endpoints: ready only, by named port, de-duplicated and sorted; unknown Service gives none', () => {
@@ -90,9 +90,9 @@ test('endpoints: ready only, by named port, de-duplicated and sorted; unknown Se
   const result = build([accepted(named), accepted(ingress('m', 'h', [['/b', 'Prefix', 'web'], ['/c', 'Prefix', 'missing']]))], lookup);
   const byName = Object.fromEntries(result.configuration.backends.map((b) => [b.name, b.endpoints.map((e) => `${e.address}:${e.port}`)]));
   assert.deepEqual(byName, {
-    'app-web-admin': ['10.0.0.1:9090', '10.0.0.2:9090'],
-    'app-web-80': ['10.0.0.1:8080', '10.0.0.2:8080'],
-    'app-missing-80': [],
+    'app/web:admin': ['10.0.0.1:9090', '10.0.0.2:9090'],
+    'app/web:80': ['10.0.0.1:8080', '10.0.0.2:8080'],
+    'app/missing:80': [],
   });
 });
 
@@ -146,11 +146,11 @@ test('the same input gives a byte-identical configuration whatever the input ord
 test('an Exact path with a trailing slash gets a slash-less twin that routes as the longest prefix would', () => {
   const result = build([accepted(ingress('a', 'h', [['/foo/', 'Exact', 'x'], ['/', 'Prefix', 'root'], ['/bar/', 'Exact', 'y'], ['/bar', 'Exact', 'z']]))]);
   assert.deepEqual(locationsOf(result, 'h'), [
-    'prefix / -> app-root-80',
-    'exact /bar -> app-z-80',
-    'exact /bar/ -> app-y-80',
-    'exact /foo -> app-root-80',
-    'exact /foo/ -> app-x-80',
+    'prefix / -> app/root:80',
+    'exact /bar -> app/z:80',
+    'exact /bar/ -> app/y:80',
+    'exact /foo -> app/root:80',
+    'exact /foo/ -> app/x:80',
   ]);
 });
 

@@ -19,9 +19,9 @@ const canary = (name: string, paths: Parameters<typeof ingress>[2], annotations:
 
 test("a canary's backend becomes the canary of the primary location's backend, by weight", () => {
   const result = build([primary(), canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '20' })]);
-  assert.deepEqual(backendOf(result, 'app-web-80')?.canary, { backend: 'app-web-beta-80', ...POLICY, weight: 20 });
-  assert.equal(backendOf(result, 'app-web-beta-80')?.canary, undefined);
-  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> app-web-80'], 'the canary has no location of its own');
+  assert.deepEqual(backendOf(result, 'app/web:80')?.canary, { backend: 'app/web-beta:80', ...POLICY, weight: 20 });
+  assert.equal(backendOf(result, 'app/web-beta:80')?.canary, undefined);
+  assert.deepEqual(locationsOf(result, 'h'), ['prefix / -> app/web:80'], 'the canary has no location of its own');
   assert.deepEqual(result.problems, []);
 });
 
@@ -36,8 +36,8 @@ test('header, header value or pattern, cookie and weight total are carried', () 
       'canary-by-cookie': 'beta_user',
     }),
   ]);
-  assert.deepEqual(backendOf(result, 'app-web-80')?.canary, {
-    backend: 'app-web-beta-80',
+  assert.deepEqual(backendOf(result, 'app/web:80')?.canary, {
+    backend: 'app/web-beta:80',
     weight: 1,
     weightTotal: 1000,
     header: 'X-Beta',
@@ -51,18 +51,18 @@ test('header, header value or pattern, cookie and weight total are carried', () 
 test('a canary older than its primary still joins it', () => {
   const beta = canary('beta', [['/api', 'Prefix', 'web-beta']], { 'canary-by-header': 'X-Beta' });
   const result = build([primary('prod', [['/api', 'Prefix', 'web']]), beta]);
-  assert.equal(backendOf(result, 'app-web-80')?.canary?.backend, 'app-web-beta-80');
+  assert.equal(backendOf(result, 'app/web:80')?.canary?.backend, 'app/web-beta:80');
   assert.deepEqual(result.problems, []);
 });
 
 test('the primary is the location at the same host, path and match, after normalisation', () => {
   const prefix = build([primary('prod', [['/api', 'Prefix', 'web']]), canary('beta', [['/api/', 'ImplementationSpecific', 'web-beta']])]);
-  assert.equal(backendOf(prefix, 'app-web-80')?.canary?.backend, 'app-web-beta-80', 'Prefix /api/ is the location /api');
+  assert.equal(backendOf(prefix, 'app/web:80')?.canary?.backend, 'app/web-beta:80', 'Prefix /api/ is the location /api');
   const regexHost = build([
     accepted(ingress('prod', 'h', [['/api/(.*)', 'ImplementationSpecific', 'web']]), { useRegex: true }),
     canary('beta', [['/api/(.*)', 'ImplementationSpecific', 'web-beta']]),
   ]);
-  assert.equal(backendOf(regexHost, 'app-web-80')?.canary?.backend, 'app-web-beta-80');
+  assert.equal(backendOf(regexHost, 'app/web:80')?.canary?.backend, 'app/web-beta:80');
 });
 
 test('an orphan canary (no primary at that host, path and match) is ignored and told', () => {
@@ -74,8 +74,8 @@ test('an orphan canary (no primary at that host, path and match) is ignored and 
   ]);
   assert.deepEqual(problemsOf(result), ['other-path OrphanCanary', 'other-type OrphanCanary', 'other-host OrphanCanary']);
   assert.match(result.problems[0]?.message ?? '', /^path \/other \(Prefix\) on host h has no primary/);
-  assert.equal(backendOf(result, 'app-web-80')?.canary, undefined);
-  assert.deepEqual(result.configuration.backends.map((b) => b.name), ['app-web-80'], 'orphan canaries add no backend');
+  assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);
+  assert.deepEqual(result.configuration.backends.map((b) => b.name), ['app/web:80'], 'orphan canaries add no backend');
   assert.deepEqual(result.configuration.servers.map((s) => s.hostname), ['_', 'h'], 'nor a server');
 });
 
@@ -89,10 +89,10 @@ test('one canary per primary backend: the oldest canary Ingress wins, later ones
   const second = canary('second', [['/', 'Prefix', 'web-gamma']], { 'canary-weight': '90' });
   for (const order of [[primary(), first, second], [second, first, primary()]]) {
     const result = build(order);
-    assert.deepEqual(backendOf(result, 'app-web-80')?.canary, { backend: 'app-web-beta-80', ...POLICY, weight: 10 });
+    assert.deepEqual(backendOf(result, 'app/web:80')?.canary, { backend: 'app/web-beta:80', ...POLICY, weight: 10 });
     assert.deepEqual(problemsOf(result), ['second CanaryConflict']);
-    assert.match(result.problems[0]?.message ?? '', /already has the canary app-web-beta-80 \(from Ingress app\/first; the oldest wins\)/);
-    assert.equal(backendOf(result, 'app-web-gamma-80'), undefined);
+    assert.match(result.problems[0]?.message ?? '', /already has the canary app\/web-beta:80 \(from Ingress app\/first; the oldest wins\)/);
+    assert.equal(backendOf(result, 'app/web-gamma:80'), undefined);
   }
 });
 
@@ -101,14 +101,14 @@ test('one canary Ingress may serve several primaries, and name one backend for s
     primary('prod', [['/a', 'Prefix', 'web-a'], ['/b', 'Prefix', 'web-b']]),
     canary('beta', [['/a', 'Prefix', 'web-beta'], ['/b', 'Prefix', 'web-beta']], { 'canary-weight': '5' }),
   ]);
-  assert.equal(backendOf(result, 'app-web-a-80')?.canary?.backend, 'app-web-beta-80');
-  assert.equal(backendOf(result, 'app-web-b-80')?.canary?.backend, 'app-web-beta-80');
+  assert.equal(backendOf(result, 'app/web-a:80')?.canary?.backend, 'app/web-beta:80');
+  assert.equal(backendOf(result, 'app/web-b:80')?.canary?.backend, 'app/web-beta:80');
   assert.deepEqual(result.problems, []);
 });
 
 test("a canary naming the primary's own backend is ignored and told", () => {
   const result = build([primary(), canary('same', [['/', 'Prefix', 'web']], { 'canary-weight': '50' })]);
-  assert.equal(backendOf(result, 'app-web-80')?.canary, undefined);
+  assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);
   assert.deepEqual(problemsOf(result), ['same CanaryIgnored']);
 });
 
@@ -125,8 +125,8 @@ test("a canary's spec.defaultBackend and spec.tls do nothing", () => {
   assert.match(result.problems[0]?.message ?? '', /spec\.defaultBackend is ignored/);
   assert.deepEqual(locationsOf(result, '_'), ['prefix / -> 404'], 'not the catch-all');
   assert.equal(result.configuration.servers.find((s) => s.hostname === 'h')?.tls, false);
-  assert.equal(backendOf(result, 'app-fallback-80'), undefined);
-  assert.equal(backendOf(result, 'app-web-80')?.canary?.backend, 'app-web-beta-80');
+  assert.equal(backendOf(result, 'app/fallback:80'), undefined);
+  assert.equal(backendOf(result, 'app/web:80')?.canary?.backend, 'app/web-beta:80');
 });
 
 test('affinity-canary-behavior sticky (the default) gives the canary backend the primary\'s affinity, even none', () => {
@@ -135,14 +135,14 @@ test('affinity-canary-behavior sticky (the default) gives the canary backend the
     annotated(ingress('prod', 'h', [['/', 'Prefix', 'web']]), sticky),
     canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie', 'session-cookie-name': 'OWN' }),
   ]);
-  assert.equal(backendOf(result, 'app-web-beta-80')?.balancing.affinity?.cookie.name, 'PRIMARY');
-  assert.equal(backendOf(result, 'app-web-80')?.canary?.affinityBehavior, 'sticky');
+  assert.equal(backendOf(result, 'app/web-beta:80')?.balancing.affinity?.cookie.name, 'PRIMARY');
+  assert.equal(backendOf(result, 'app/web:80')?.canary?.affinityBehavior, 'sticky');
 
   const unpinnedPrimary = build([
     primary(),
     canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie' }),
   ]);
-  assert.equal(backendOf(unpinnedPrimary, 'app-web-beta-80')?.balancing.affinity, undefined, 'the primary has none, so neither has the canary');
+  assert.equal(backendOf(unpinnedPrimary, 'app/web-beta:80')?.balancing.affinity, undefined, 'the primary has none, so neither has the canary');
 });
 
 test('affinity-canary-behavior legacy keeps the canary backend\'s own balancing', () => {
@@ -155,6 +155,6 @@ test('affinity-canary-behavior legacy keeps the canary backend\'s own balancing'
       'session-cookie-name': 'OWN',
     }),
   ]);
-  assert.equal(backendOf(result, 'app-web-beta-80')?.balancing.affinity?.cookie.name, 'OWN');
-  assert.equal(backendOf(result, 'app-web-80')?.balancing.affinity?.cookie.name, 'PRIMARY');
+  assert.equal(backendOf(result, 'app/web-beta:80')?.balancing.affinity?.cookie.name, 'OWN');
+  assert.equal(backendOf(result, 'app/web:80')?.balancing.affinity?.cookie.name, 'PRIMARY');
 });

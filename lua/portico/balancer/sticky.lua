@@ -6,7 +6,9 @@
 --               session never moves while its endpoint exists (the same keys
 --               as ingress-nginx: sessions survive a migration).
 -- The backend key, md5(md5(name) .. name) as in ingress-nginx, tells canary
--- routing which backend a client is affinitized to.
+-- routing which backend a client is affinitized to. "name" in both is
+-- ingress-nginx's `<namespace>-<service>-<port>` (the document's upstreamName),
+-- not Portico's unambiguous backend name, so ingress-nginx's cookies stay valid.
 local chash = require("portico.balancer.chash")
 local untried = require("portico.balancer.untried")
 
@@ -169,7 +171,7 @@ function common.balance(self, tried)
 end
 
 local function new(implementation, backend)
-  local name = backend.name
+  local name = backend.upstreamName or backend.name
   local cookie = backend.affinity.cookie
   local self = setmetatable({
     algorithm = implementation.name,

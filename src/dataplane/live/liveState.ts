@@ -6,10 +6,13 @@
 // (affinity, canary and their fields) or absent (hashBy and its subset
 // fields, which mean nothing without it).
 import type { Backend, Canary, Configuration, Endpoint, LoadBalanceAlgorithm, SessionAffinity } from '../../model/types.js';
+import { ingressNginxUpstreamName } from '../../model/backends.js';
 import { pendingRoutes } from './pendingRoutes.js';
 
 export interface LiveBackend {
   name: string;
+  /** ingress-nginx's name of the backend, which salts the affinity cookie as there (sessions survive a migration). */
+  upstreamName: string;
   endpoints: Endpoint[];
   loadBalance: LoadBalanceAlgorithm;
   hashBy?: string;
@@ -70,10 +73,11 @@ export function liveStateOf(configuration: Configuration, servedHosts: ReadonlyS
   };
 }
 
-function liveBackend({ name, endpoints, balancing, canary }: Backend): LiveBackend {
+function liveBackend({ name, service, endpoints, balancing, canary }: Backend): LiveBackend {
   const { hashBy, affinity } = balancing;
   return {
     name,
+    upstreamName: ingressNginxUpstreamName(service),
     endpoints,
     loadBalance: balancing.algorithm,
     ...(hashBy && { hashBy: hashBy.key, hashBySubset: hashBy.subset, hashBySubsetSize: hashBy.subsetSize }),

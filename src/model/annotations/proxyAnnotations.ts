@@ -1,7 +1,7 @@
 // proxy-body-size, the three proxy timeouts and proxy-buffering (part of
 // ingress-nginx's "proxy" group; next-upstream, cookies and redirects are not
 // implemented yet).
-import { optionParser, parseNginxSize, parseSeconds } from '../settings/valueSyntax.js';
+import { optionParser, parseNginxSize, parsePositiveSeconds } from '../settings/valueSyntax.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
@@ -11,16 +11,17 @@ const proxyBodySize: AnnotationDefinition<string> = {
   parse: parseNginxSize,
 };
 
-// ingress-nginx takes any integer (strconv.Atoi); negative values would break nginx, so they are refused.
+// ingress-nginx takes any integer (strconv.Atoi); negative values would break nginx and 0 fails every
+// request at once (504), so both are refused, as values beyond what an nginx timer holds.
 const proxyConnectTimeout: AnnotationDefinition<number> = {
   name: 'proxy-connect-timeout',
   risk: 'Low',
-  parse: parseSeconds,
+  parse: parsePositiveSeconds,
 };
 
-const proxyReadTimeout: AnnotationDefinition<number> = { name: 'proxy-read-timeout', risk: 'Low', parse: parseSeconds };
+const proxyReadTimeout: AnnotationDefinition<number> = { name: 'proxy-read-timeout', risk: 'Low', parse: parsePositiveSeconds };
 
-const proxySendTimeout: AnnotationDefinition<number> = { name: 'proxy-send-timeout', risk: 'Low', parse: parseSeconds };
+const proxySendTimeout: AnnotationDefinition<number> = { name: 'proxy-send-timeout', risk: 'Low', parse: parsePositiveSeconds };
 
 const proxyBuffering: AnnotationDefinition<'on' | 'off'> = { name: 'proxy-buffering', risk: 'Low', parse: optionParser(['on', 'off']) };
 

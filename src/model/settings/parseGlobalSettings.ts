@@ -1,10 +1,14 @@
 // The global ConfigMap (`--configmap`) → GlobalSettings. Values are validated
 // although the ConfigMap is admin-owned: they end up in nginx.conf, so no value
 // may carry control characters, and free-form values admit only what their
-// directive needs. An invalid value keeps the default and is reported.
+// directive needs; sizes, times and counts are bounded to what lets nginx load
+// and serve (a 0 s client timeout drops every connection, 100000 workers fork
+// without end). An invalid value keeps the default and is reported.
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
+import { parseLogFormat } from './logFormatVariables.js';
+import { parseSslCiphers } from './sslCiphers.js';
 import {
   describeControlCharacter,
   integerParser,
@@ -16,10 +20,11 @@ import {
   parseNginxSize,
   parseNginxTime,
   parseNonNegativeInteger,
+  parsePositiveSeconds,
   parseSeconds,
   parseUrlPath,
-  patternParser,
   quoteValue,
+  type ParsedValue,
   type ValueParser,
 } from './valueSyntax.js';
 
@@ -34,7 +39,7 @@ export interface GlobalSettingsParseResult {
 interface SettingSpec<T> {
   /** The ingress-nginx ConfigMap key. */
   key: string;
-  parse: ValueParser<T>;
+  parse: (text: string, environment: SettingsEnvironment) => ParsedValue<T>;
 }
 
 const REDIRECT_CODES = [301, 302, 307, 308] as const;
@@ -44,27 +49,55 @@ const parseRedirectCode: ValueParser<GlobalSettings['httpRedirectCode']> = (text
   return code === undefined ? { ok: false, expected: `one of ${REDIRECT_CODES.join(', ')}` } : { ok: true, value: code };
 };
 
-const parseWorkerCount = integerParser(1, 2 ** 31 - 1);
+/** What parseGlobalSettings needs to know about the machine nginx runs on (the caller reads it; the model stays pure). */
+export interface SettingsEnvironment {
+  /** CPUs nginx may use (os.availableParallelism()): what `auto` gives, and the base of the worker-processes bound. */
+  cpus: number;
+}
 
-const parseWorkerProcesses: ValueParser<number | 'auto'> = (text) =>
-  text === 'auto' ? { ok: true, value: 'auto' } : parseWorkerCount(text);
+/**
+ * Workers per CPU beyond which worker-processes is refused: nginx forks every
+ * worker at each reload (100000 forked without end, 8 GB in 45 s), and more than
+ * one worker per CPU only adds memory and context switches; 4 leaves room for
+ * workers that block on disk.
+ */
+export const MAX_WORKERS_PER_CPU = 4;
+
+function parseWorkerProcesses(text: string, environment: SettingsEnvironment): ParsedValue<number | 'auto'> {
+  if (text === 'auto') return { ok: true, value: 'auto' };
+  const max = MAX_WORKERS_PER_CPU * Math.max(1, Math.floor(environment.cpus));
+  const parsed = integerParser(1, max)(text);
+  return parsed.ok ? parsed : { ok: false, expected: `"auto" or ${parsed.expected} (${MAX_WORKERS_PER_CPU} per CPU)` };
+}
+
+/**
+ * max-worker-connections: 0 keeps Portico's 16384; otherwise from nginx's own
+ * default 512 (a handful leave none for clients once the listening sockets,
+ * status server and upstream connections have theirs) to 2^20, the usual
+ * open-file ceiling (fs.nr_open), past which connections cannot be opened anyway
+ * while nginx still allocates ~260 bytes of each at worker start (273 MB at 2^20).
+ */
+const MIN_WORKER_CONNECTIONS = 512;
+const MAX_WORKER_CONNECTIONS = 2 ** 20;
+
+const parseWorkerConnections: ValueParser<number> = (text) => {
+  if (text === '0') return { ok: true, value: 0 };
+  const parsed = integerParser(MIN_WORKER_CONNECTIONS, MAX_WORKER_CONNECTIONS)(text);
+  return parsed.ok ? parsed : { ok: false, expected: `0 (the default) or ${parsed.expected}` };
+};
+
+/**
+ * upstream-keepalive-connections: idle upstream connections each worker keeps;
+ * nginx allocates a 152-byte cache entry for each at every reload, before any is
+ * used (2^31 - 1 fails `malloc(326417514344)`); 65536 is 10 MB.
+ */
+const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;
 
 /** The protocol names nginx's ssl_protocols accepts. */
 const parseSslProtocols: ValueParser<string[]> = (text) => {
   const parsed = listParser(' ', optionParser(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']), 'protocols')(text);
   return parsed.ok && parsed.value.length === 0 ? { ok: false, expected: 'at least one protocol, such as TLSv1.3' } : parsed;
 };
-
-/**
- * Variables and double quotes are what a log format is made of (the default and
- * every JSON format use both); the renderer quotes the whole string. A single
- * quote or a backslash would be string syntax to nginx, and a `$` that does not
- * start a variable reference (`$name`, `${name}`) would fail the reload.
- */
-const parseLogFormat = patternParser(
-  /^(?:[^$'\\]|\$(?:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}))+$/,
-  'an nginx log format: no single quotes or backslashes, and "$" only in variable references such as $status or ${host}',
-);
 
 const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalSettings[K]> } = {
   allowSnippetAnnotations: { key: 'allow-snippet-annotations', parse: parseBoolean },
@@ -78,25 +111,22 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   computeFullForwardedFor: { key: 'compute-full-forwarded-for', parse: parseBoolean },
   generateRequestId: { key: 'generate-request-id', parse: parseBoolean },
   proxyBodySize: { key: 'proxy-body-size', parse: parseNginxSize },
-  proxyConnectTimeout: { key: 'proxy-connect-timeout', parse: parseSeconds },
-  proxyReadTimeout: { key: 'proxy-read-timeout', parse: parseSeconds },
-  proxySendTimeout: { key: 'proxy-send-timeout', parse: parseSeconds },
+  proxyConnectTimeout: { key: 'proxy-connect-timeout', parse: parsePositiveSeconds },
+  proxyReadTimeout: { key: 'proxy-read-timeout', parse: parsePositiveSeconds },
+  proxySendTimeout: { key: 'proxy-send-timeout', parse: parsePositiveSeconds },
   proxyBuffering: { key: 'proxy-buffering', parse: optionParser(['on', 'off']) },
-  clientHeaderTimeout: { key: 'client-header-timeout', parse: parseSeconds },
-  clientBodyTimeout: { key: 'client-body-timeout', parse: parseSeconds },
+  clientHeaderTimeout: { key: 'client-header-timeout', parse: parsePositiveSeconds },
+  clientBodyTimeout: { key: 'client-body-timeout', parse: parsePositiveSeconds },
+  // 0 turns client keep-alive off, as in nginx.
   keepAlive: { key: 'keep-alive', parse: parseSeconds },
   keepAliveRequests: { key: 'keep-alive-requests', parse: parseNonNegativeInteger },
   loadBalance: { key: 'load-balance', parse: parseLoadBalanceAlgorithm },
-  upstreamKeepaliveConnections: { key: 'upstream-keepalive-connections', parse: parseNonNegativeInteger },
+  upstreamKeepaliveConnections: { key: 'upstream-keepalive-connections', parse: integerParser(0, MAX_UPSTREAM_KEEPALIVE_CONNECTIONS) },
   upstreamKeepaliveTime: { key: 'upstream-keepalive-time', parse: parseNginxTime },
   upstreamKeepaliveTimeout: { key: 'upstream-keepalive-timeout', parse: parseSeconds },
   upstreamKeepaliveRequests: { key: 'upstream-keepalive-requests', parse: parseNonNegativeInteger },
   sslProtocols: { key: 'ssl-protocols', parse: parseSslProtocols },
-  // OpenSSL cipher-list syntax: names, the separators ":", "," and " ", and the operators "!+-@=".
-  sslCiphers: {
-    key: 'ssl-ciphers',
-    parse: patternParser(/^[A-Za-z0-9!+@=:,._ -]+$/, 'an OpenSSL cipher list (letters, digits and ":, !+-@=._")'),
-  },
+  sslCiphers: { key: 'ssl-ciphers', parse: parseSslCiphers },
   sslRedirect: { key: 'ssl-redirect', parse: parseBoolean },
   forceSslRedirect: { key: 'force-ssl-redirect', parse: parseBoolean },
   httpRedirectCode: { key: 'http-redirect-code', parse: parseRedirectCode },
@@ -109,7 +139,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   strictValidatePathType: { key: 'strict-validate-path-type', parse: parseBoolean },
   workerProcesses: { key: 'worker-processes', parse: parseWorkerProcesses },
   workerShutdownTimeout: { key: 'worker-shutdown-timeout', parse: parseNginxTime },
-  maxWorkerConnections: { key: 'max-worker-connections', parse: parseNonNegativeInteger },
+  maxWorkerConnections: { key: 'max-worker-connections', parse: parseWorkerConnections },
   logFormatUpstream: { key: 'log-format-upstream', parse: parseLogFormat },
   logFormatEscapeJson: { key: 'log-format-escape-json', parse: parseBoolean },
   disableAccessLog: { key: 'disable-access-log', parse: parseBoolean },
@@ -123,7 +153,7 @@ const FIELD_BY_KEY: ReadonlyMap<string, keyof GlobalSettings> = new Map(
   (Object.keys(SETTING_SPECS) as (keyof GlobalSettings)[]).map((field) => [SETTING_SPECS[field].key, field]),
 );
 
-export function parseGlobalSettings(data: Record<string, string> | undefined): GlobalSettingsParseResult {
+export function parseGlobalSettings(data: Record<string, string> | undefined, environment: SettingsEnvironment): GlobalSettingsParseResult {
   const settings: GlobalSettings = { ...DEFAULT_SETTINGS };
   const problems: string[] = [];
   const unknownKeys: string[] = [];
@@ -133,17 +163,22 @@ export function parseGlobalSettings(data: Record<string, string> | undefined): G
       unknownKeys.push(key);
       continue;
     }
-    const problem = applySetting(settings, field, value);
+    const problem = applySetting(settings, field, value, environment);
     if (problem !== undefined) problems.push(`ConfigMap key ${key}: ${problem}; keeping the default`);
   }
   return { settings, problems, unknownKeys };
 }
 
 /** Sets `field` from `text`, or returns why it cannot. */
-function applySetting<K extends keyof GlobalSettings>(settings: GlobalSettings, field: K, text: string): string | undefined {
+function applySetting<K extends keyof GlobalSettings>(
+  settings: GlobalSettings,
+  field: K,
+  text: string,
+  environment: SettingsEnvironment,
+): string | undefined {
   const controlCharacter = describeControlCharacter(text);
   if (controlCharacter !== undefined) return `the value contains ${controlCharacter}`;
-  const parsed = SETTING_SPECS[field].parse(text.trim());
+  const parsed = SETTING_SPECS[field].parse(text.trim(), environment);
   if (!parsed.ok) return `invalid value ${quoteValue(text)}; expected ${parsed.expected}`;
   settings[field] = parsed.value;
   return undefined;

@@ -2,6 +2,8 @@
 // parser either returns the typed value or says what it expected, so callers
 // can name the key, the value and the expectation in one message.
 
+import { MAX_TIMER_SECONDS, nginxSizeBytes, nginxTimeMs } from './nginxLimits.js';
+
 export type ParsedValue<T> = { ok: true; value: T } | { ok: false; expected: string };
 export type ValueParser<T> = (text: string) => ParsedValue<T>;
 
@@ -53,14 +55,11 @@ export function integerParser(min: number, max: number, unit = ''): ValueParser<
   };
 }
 
-/**
- * nginx keeps timers in milliseconds and compares them as signed machine
- * words; 2^31 - 1 ms is safe on every build.
- */
-const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+/** Whole seconds, as ingress-nginx's proxy and client timeouts (rendered with an `s` suffix); 0 allowed. */
+export const parseSeconds = integerParser(0, MAX_TIMER_SECONDS, ' of seconds');
 
-/** Whole seconds, as ingress-nginx's proxy and client timeouts (rendered with an `s` suffix). */
-export const parseSeconds = integerParser(0, MAX_TIMEOUT_SECONDS, ' of seconds');
+/** Whole seconds where 0 would break serving (a 0 s client or proxy timeout fails every request at once). */
+export const parsePositiveSeconds = integerParser(1, MAX_TIMER_SECONDS, ' of seconds');
 
 /** Counts and other plain numbers nginx stores in an int. */
 export const parseNonNegativeInteger = integerParser(0, 2 ** 31 - 1);
@@ -70,24 +69,22 @@ export function patternParser(pattern: RegExp, expected: string): ValueParser<st
   return (text) => (pattern.test(text) ? accepted(text) : refused(expected));
 }
 
-/** nginx size (`ngx_parse_offset`): bytes, or k/m/g multiples; `0` often means unlimited. */
-export const parseNginxSize = patternParser(/^[0-9]{1,15}[kKmMgG]?$/, 'an nginx size such as 1m, 512k or 0');
+/** nginx size (`ngx_parse_offset`): bytes, or k/m/g multiples, up to 2^63 - 1 bytes; `0` often means unlimited. */
+export const parseNginxSize: ValueParser<string> = (text) =>
+  nginxSizeBytes(text) !== undefined
+    ? accepted(text)
+    : refused('an nginx size such as 1m, 512k or 0, at most 8589934591g');
 
 /**
  * nginx time (`ngx_parse_time`) with a single unit, such as 240s or 1h; a bare
- * number is seconds. nginx also takes `1h30m`; the renderer does not, so neither do we.
+ * number is seconds; at most 2^31 - 1 ms (24 days). nginx also takes `1h30m`; the
+ * renderer does not, so neither do we. No `M` or `y`: nginx refuses them for
+ * millisecond directives, which every time Portico renders is.
  */
-export const parseNginxTime = patternParser(/^[0-9]{1,9}(?:ms|[yMwdhms])?$/, 'an nginx time such as 240s, 500ms or 1h');
-
-const NGINX_TIME_UNIT_MS: Record<string, number> = {
-  ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, M: 30 * 86_400_000, y: 365 * 86_400_000,
-};
-
-/** Milliseconds of an nginx time that parseNginxTime accepted (nginx's own unit lengths: a month is 30 days). */
-export function nginxTimeMs(time: string): number {
-  const [, digits = '0', unit = 's'] = /^([0-9]+)(ms|[yMwdhms])?$/.exec(time) ?? [];
-  return Number(digits) * (NGINX_TIME_UNIT_MS[unit] ?? 1000);
-}
+export const parseNginxTime: ValueParser<string> = (text) =>
+  nginxTimeMs(text) !== undefined
+    ? accepted(text)
+    : refused('an nginx time such as 240s, 500ms or 1h, at most 24d');
 
 /** A URL path without query, fragment or `;` (so it is also safe as a cookie Path attribute). */
 export const parseUrlPath = patternParser(/^\/[A-Za-z0-9._~%:@+/-]*$/, 'a URL path starting with "/"');

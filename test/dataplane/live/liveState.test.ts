@@ -27,7 +27,7 @@ const liveBackends = (backends: Backend[]): unknown => JSON.parse(liveStateOf(co
 test('a plain backend: its endpoints and algorithm; no hashing, affinity or canary', () => {
   assert.equal(
     liveStateOf(configuration([backend('web', { balancing: { algorithm: 'ewma', hashBy: undefined, affinity: undefined } })]), new Set()).backends,
-    '{"backends":[{"name":"web","endpoints":[{"address":"10.0.0.1","port":8080}],"loadBalance":"ewma","affinity":null,"canary":null}]}',
+    '{"backends":[{"name":"web","upstreamName":"app-web-80","endpoints":[{"address":"10.0.0.1","port":8080}],"loadBalance":"ewma","affinity":null,"canary":null}]}',
   );
 });
 
@@ -37,6 +37,7 @@ test('consistent hashing: the key and its subset settings, present only with a k
     backends: [
       {
         name: 'web',
+        upstreamName: 'app-web-80',
         endpoints: [{ address: '10.0.0.1', port: 8080 }],
         loadBalance: 'round_robin',
         hashBy: '${host}-$request_uri',
@@ -66,6 +67,7 @@ test('affinity: the mode and every cookie field, unset ones null', () => {
     backends: [
       {
         name: 'web',
+        upstreamName: 'app-web-80',
         endpoints: [{ address: '10.0.0.1', port: 8080 }],
         loadBalance: 'round_robin',
         affinity: {
@@ -118,10 +120,10 @@ test('from annotations to the live document', () => {
   ]);
   const { backends } = JSON.parse(liveStateOf(built, new Set()).backends) as { backends: LiveBackend[] };
   assert.deepEqual(
-    backends.map((b) => [b.name, b.loadBalance, b.affinity?.cookie.name, b.canary?.backend]),
+    backends.map((b) => [b.name, b.upstreamName, b.loadBalance, b.affinity?.cookie.name, b.canary?.backend]),
     [
-      ['app-web-80', 'round_robin', 'route', 'app-web-beta-80'],
-      ['app-web-beta-80', 'round_robin', 'route', undefined],
+      ['app/web-beta:80', 'app-web-beta-80', 'round_robin', 'route', undefined],
+      ['app/web:80', 'app-web-80', 'round_robin', 'route', 'app/web-beta:80'],
     ],
     'affinity-canary-behavior sticky (the default): the canary backend shares the primary\'s affinity',
   );

@@ -14,14 +14,14 @@ test('proxy annotations override the ConfigMap settings', () => {
     'proxy-body-size': '512k',
     'proxy-connect-timeout': '10',
     'proxy-read-timeout': '3600',
-    'proxy-send-timeout': '0',
+    'proxy-send-timeout': '1',
     'proxy-buffering': 'on',
   };
   assert.deepEqual(accepted(annotations, { proxyBodySize: '8m' }).value.location.proxy, {
     bodySize: '512k',
     connectTimeout: 10,
     readTimeout: 3600,
-    sendTimeout: 0,
+    sendTimeout: 1,
     buffering: 'on',
   });
 });
@@ -40,11 +40,19 @@ test('proxy-body-size takes nginx sizes', () => {
   }
 });
 
-test('proxy timeouts are whole seconds', () => {
+test('proxy-body-size: at most 2^63 - 1 bytes, which nginx -t takes (9999999999g refuses the Ingress, not the configuration)', () => {
+  assert.equal(accepted({ 'proxy-body-size': '8589934591g' }).value.location.proxy.bodySize, '8589934591g');
+  for (const size of ['9999999999g', '8589934592g', '8796093022208m']) {
+    assertRefusedWith({ 'proxy-body-size': size }, ['proxy-body-size', 'at most 8589934591g']);
+  }
+});
+
+test('proxy timeouts are whole seconds, at least 1 (0 makes every request a 504)', () => {
   for (const name of ['proxy-connect-timeout', 'proxy-read-timeout', 'proxy-send-timeout']) {
-    for (const text of ['60s', '-1', '1.5', '+5', '0x10', '1e3', '2147484', 'sixty']) {
-      assertRefusedWith({ [name]: text }, [name, 'an integer of seconds from 0 to 2147483']);
+    for (const text of ['0', '60s', '-1', '1.5', '+5', '0x10', '1e3', '2147484', 'sixty']) {
+      assertRefusedWith({ [name]: text }, [name, 'an integer of seconds from 1 to 2147483']);
     }
+    assert.ok(accepted({ [name]: '1' }).value);
   }
   assert.equal(accepted({ 'proxy-read-timeout': '2147483' }).value.location.proxy.readTimeout, 2147483);
 });

@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseGlobalSettings } from '../../../src/model/settings/parseGlobalSettings.js';
+import { parseGlobalSettings as parseIn, type SettingsEnvironment } from '../../../src/model/settings/parseGlobalSettings.js';
 import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
+
+/** A two-CPU machine (worker-processes up to 8). */
+const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
+const parseGlobalSettings = (data: Record<string, string> | undefined) => parseIn(data, TWO_CPUS);
 
 test('no ConfigMap, or an empty one: the defaults', () => {
   assert.deepEqual(parseGlobalSettings(undefined), { settings: DEFAULT_SETTINGS, problems: [], unknownKeys: [] });
@@ -134,6 +138,11 @@ test('an invalid value keeps the default and names the key and the value', () =>
     'error-log-level': ['warning', 'WARN', 'fatal'],
     'load-balance': ['EWMA', 'least_conn', 'chash', 'sticky_balanced', ''],
   };
+  expectRefused(invalid);
+});
+
+/** Each value, alone in a ConfigMap, keeps every default and gets one message naming its key and value. */
+function expectRefused(invalid: Record<string, string[]>): void {
   for (const [key, values] of Object.entries(invalid)) {
     for (const value of values) {
       const { settings, problems } = parseGlobalSettings({ [key]: value });
@@ -143,6 +152,62 @@ test('an invalid value keeps the default and names the key and the value', () =>
       assert.ok(problems[0]?.endsWith('; keeping the default'), problems[0]);
     }
   }
+}
+
+test('values nginx accepts but that stop it serving, or that it refuses, keep the default (bounds of issue 12)', () => {
+  expectRefused({
+    'client-header-timeout': ['0', '2147484'],
+    'client-body-timeout': ['0'],
+    'proxy-connect-timeout': ['0'],
+    'proxy-read-timeout': ['0'],
+    'proxy-send-timeout': ['0'],
+    'worker-processes': ['9', '100000'],
+    'max-worker-connections': ['5', '511', '1048577'],
+    'upstream-keepalive-connections': ['65537', '2147483647'],
+    'upstream-keepalive-time': ['999999999y', '1y', '1M', '25d', '2147483648ms'],
+    'worker-shutdown-timeout': ['1y', '4w'],
+    'proxy-body-size': ['9999999999g', '8589934592g'],
+    'ssl-ciphers': ['FOO', 'HIGH:FOO', 'HIGH:!aNUL', 'RC4', '!aNULL:-MD5', 'TLS_AES_128_GCM_SHA256', 'HIGH:@SECLEVEL=9', 'HIGH:@FOO', 'HIGH+'],
+    'log-format-upstream': ['$1', '$remote_addr $no_such_variable', '${the_real_ip}', '$hsts_header'],
+  });
+});
+
+test('the bounds themselves are accepted', () => {
+  const accepted: Record<string, [string, unknown][]> = {
+    'client-header-timeout': [['1', 1], ['2147483', 2147483]],
+    'keep-alive': [['0', 0]],
+    'worker-processes': [['1', 1], ['8', 8], ['auto', 'auto']],
+    'max-worker-connections': [['0', 0], ['512', 512], ['1048576', 1048576]],
+    'upstream-keepalive-connections': [['0', 0], ['65536', 65536]],
+    'upstream-keepalive-time': [['0', '0'], ['24d', '24d'], ['2147483647ms', '2147483647ms']],
+    'proxy-body-size': [['8589934591g', '8589934591g']],
+    'ssl-ciphers': [
+      ['HIGH:!aNULL:!MD5', 'HIGH:!aNULL:!MD5'], ['ECDHE+AESGCM:!RC4:!3DES:!EXPORT', 'ECDHE+AESGCM:!RC4:!3DES:!EXPORT'],
+      ['DEFAULT:@SECLEVEL=0', 'DEFAULT:@SECLEVEL=0'], ['HIGH, MEDIUM', 'HIGH, MEDIUM'], ['AES128-SHA:@STRENGTH', 'AES128-SHA:@STRENGTH'],
+    ],
+    'log-format-upstream': [
+      ['$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol',
+        '$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol'],
+    ],
+  };
+  const fields: Record<string, keyof typeof DEFAULT_SETTINGS> = {
+    'client-header-timeout': 'clientHeaderTimeout', 'keep-alive': 'keepAlive', 'worker-processes': 'workerProcesses',
+    'max-worker-connections': 'maxWorkerConnections', 'upstream-keepalive-connections': 'upstreamKeepaliveConnections',
+    'upstream-keepalive-time': 'upstreamKeepaliveTime', 'proxy-body-size': 'proxyBodySize', 'ssl-ciphers': 'sslCiphers',
+    'log-format-upstream': 'logFormatUpstream',
+  };
+  for (const [key, cases] of Object.entries(accepted)) {
+    for (const [text, value] of cases) {
+      const { settings, problems } = parseGlobalSettings({ [key]: text });
+      assert.deepEqual(problems, [], `${key}: ${text}`);
+      assert.deepEqual(settings[fields[key]!], value, `${key}: ${text}`);
+    }
+  }
+});
+
+test('worker-processes is bounded by the CPUs of the machine it is read on', () => {
+  assert.equal(parseIn({ 'worker-processes': '64' }, { cpus: 16 }).settings.workerProcesses, 64);
+  assert.equal(parseIn({ 'worker-processes': '65' }, { cpus: 16 }).problems.length, 1);
 });
 
 test('control characters are refused in every value, without echoing it', () => {

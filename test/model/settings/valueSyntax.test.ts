@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import {
   describeControlCharacter,
   listParser,
-  nginxTimeMs,
   optionParser,
   parseNginxSize,
   parseNginxTime,
   parseSeconds,
   quoteValue,
 } from '../../../src/model/settings/valueSyntax.js';
+import { nginxTimeMs } from '../../../src/model/settings/nginxLimits.js';
 
 test('nginx sizes', () => {
   for (const text of ['0', '1', '512k', '512K', '1m', '1M', '2g', '2G']) {
@@ -20,8 +20,15 @@ test('nginx sizes', () => {
   }
 });
 
+test('nginx sizes up to 2^63 - 1 bytes, what ngx_parse_offset takes (measured with nginx -t)', () => {
+  for (const text of ['999999999999999', '999999999999999k', '8796093022207m', '8589934591g', '8589934591G']) {
+    assert.deepEqual(parseNginxSize(text), { ok: true, value: text });
+  }
+  for (const text of ['8796093022208m', '8589934592g', '9999999999g', '999999999999999m']) assert.equal(parseNginxSize(text).ok, false, text);
+});
+
 test('nginx times', () => {
-  for (const text of ['240', '240s', '1h', '1m', '500ms', '1d', '2w', '1M', '1y']) {
+  for (const text of ['240', '240s', '1h', '1m', '500ms', '1d', '2w']) {
     assert.deepEqual(parseNginxTime(text), { ok: true, value: text });
   }
   for (const text of ['', 's', '1 h', '1x', '-1s', '1.5s', '1hh', 'h1', '1h30m']) {
@@ -29,9 +36,19 @@ test('nginx times', () => {
   }
 });
 
+test('nginx times: up to 2^31 - 1 ms, and no M or y (nginx refuses them in millisecond directives)', () => {
+  for (const text of ['2147483647ms', '2147483', '2147483s', '35791m', '596h', '24d', '3w']) {
+    assert.deepEqual(parseNginxTime(text), { ok: true, value: text });
+  }
+  for (const text of ['2147483648ms', '2147484s', '35792m', '597h', '25d', '4w', '1M', '1y', '999999999y']) {
+    assert.equal(parseNginxTime(text).ok, false, text);
+  }
+});
+
 test('nginx times in milliseconds', () => {
-  const cases: [string, number][] = [['240', 240_000], ['240s', 240_000], ['500ms', 500], ['2m', 120_000], ['1h', 3_600_000], ['1d', 86_400_000], ['1w', 604_800_000], ['1M', 2_592_000_000], ['1y', 31_536_000_000]];
+  const cases: [string, number][] = [['240', 240_000], ['240s', 240_000], ['500ms', 500], ['2m', 120_000], ['1h', 3_600_000], ['1d', 86_400_000], ['1w', 604_800_000]];
   for (const [text, ms] of cases) assert.equal(nginxTimeMs(text), ms, text);
+  for (const text of ['1M', '1y', '25d']) assert.equal(nginxTimeMs(text), undefined, text);
 });
 
 test('seconds: whole, non-negative, below nginx timer overflow', () => {

@@ -3,6 +3,7 @@
 // against a pattern that cannot contain nginx syntax, so no string (least of
 // all one from a Kubernetes object) can end a token, a directive or a block.
 import { isIP } from 'node:net';
+import { MAX_TIMER_SECONDS, nginxSizeBytes, nginxTimeMs } from '../../../model/settings/nginxLimits.js';
 
 const issuingKey: unique symbol = Symbol('Argument');
 
@@ -165,19 +166,19 @@ export const raw = {
     return Number.isSafeInteger(value) && value >= 0 ? bare(String(value)) : refuse('integer', value);
   },
 
-  /** Whole seconds as an nginx time (`60s`). */
+  /** Whole seconds as an nginx time (`60s`), within what a timer holds (nginxLimits.ts). */
   seconds(value: number): Argument {
-    return Number.isSafeInteger(value) && value >= 0 ? bare(`${value}s`) : refuse('number of seconds', value);
+    return Number.isSafeInteger(value) && value >= 0 && value <= MAX_TIMER_SECONDS ? bare(`${value}s`) : refuse('number of seconds', value);
   },
 
-  /** An nginx size: `0`, `8k`, `1m`, `2G`. */
+  /** An nginx size: `0`, `8k`, `1m`, `2G`, at most 2^63 - 1 bytes. */
   size(value: string): Argument {
-    return /^[0-9]{1,15}[kmgKMG]?$/.test(value) ? bare(value) : refuse('size', value);
+    return nginxSizeBytes(value) !== undefined ? bare(value) : refuse('size', value);
   },
 
-  /** A single-unit nginx time: `240s`, `1h`, `500ms`. */
+  /** A single-unit nginx time for a millisecond directive: `240s`, `1h`, `500ms` (no `M` or `y`, which nginx refuses there). */
   time(value: string): Argument {
-    return /^[0-9]{1,15}(?:ms|s|m|h|d|w|M|y)?$/.test(value) ? bare(value) : refuse('time', value);
+    return nginxTimeMs(value) !== undefined ? bare(value) : refuse('time', value);
   },
 
   /** A variable name of Portico's own (`$proxy_upstream_name`). */

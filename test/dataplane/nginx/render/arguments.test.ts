@@ -130,6 +130,17 @@ describe('raw', () => {
     for (const value of ['', '1h 30m', '5x', 's']) assert.throws(() => raw.time(value), /invalid time/);
   });
 
+  test('sizes and times beyond what nginx accepts are refused (limits measured with nginx -t)', () => {
+    assert.equal(raw.size('8589934591g').token, '8589934591g');
+    assert.equal(raw.size('8796093022207m').token, '8796093022207m');
+    for (const value of ['8589934592g', '9999999999g', '8796093022208m']) assert.throws(() => raw.size(value), /invalid size/);
+    assert.equal(raw.seconds(2147483).token, '2147483s');
+    assert.throws(() => raw.seconds(2147484), /invalid number of seconds/);
+    assert.equal(raw.time('2147483647ms').token, '2147483647ms');
+    assert.equal(raw.time('24d').token, '24d');
+    for (const value of ['2147483648ms', '25d', '4w', '1M', '1y', '999999999y']) assert.throws(() => raw.time(value), /invalid time/);
+  });
+
   test('CIDRs and addresses', () => {
     for (const value of ['10.0.0.0/8', '192.168.1.10', 'fd00::/8', '2001:db8::1', '0.0.0.0/0', '::/0']) {
       assert.equal(raw.cidr(value).token, value);

@@ -1,0 +1,114 @@
+// Every value the model accepts must be one nginx accepts: nginx -t failing on
+// one value refuses every later configuration. Renders the configuration
+// with each ConfigMap setting and location annotation at the smallest and the
+// largest value the model takes, and a log format naming every variable the
+// model admits, and runs the real nginx -t on it.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseIngressAnnotations } from '../../../../src/model/annotations/parseIngressAnnotations.js';
+import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
+import { NGINX_VARIABLES, NGINX_VARIABLE_PREFIXES, PORTICO_VARIABLES } from '../../../../src/model/settings/logFormatVariables.js';
+import { MAX_WORKERS_PER_CPU, parseGlobalSettings } from '../../../../src/model/settings/parseGlobalSettings.js';
+import type { GlobalSettings } from '../../../../src/model/settings/globalSettings.js';
+import { backend, configuration, location, server, testContext } from './fixtures.js';
+import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
+
+const CPUS = 2;
+
+/** Every variable the log-format check admits (one of each prefix family). */
+const EVERY_VARIABLE = [...NGINX_VARIABLES, ...NGINX_VARIABLE_PREFIXES.map((prefix) => `${prefix}x`), ...PORTICO_VARIABLES]
+  .map((name) => `$${name}`)
+  .join(' ');
+
+const BOUNDS: Record<'smallest' | 'largest', { configMap: Record<string, string>; annotations: Record<string, string> }> = {
+  smallest: {
+    configMap: {
+      'proxy-body-size': '0',
+      'proxy-connect-timeout': '1',
+      'proxy-read-timeout': '1',
+      'proxy-send-timeout': '1',
+      'client-header-timeout': '1',
+      'client-body-timeout': '1',
+      'keep-alive': '0',
+      'keep-alive-requests': '0',
+      'upstream-keepalive-connections': '1',
+      'upstream-keepalive-time': '0',
+      'upstream-keepalive-timeout': '0',
+      'upstream-keepalive-requests': '0',
+      'worker-processes': '1',
+      'worker-shutdown-timeout': '0',
+      'max-worker-connections': '512',
+      'hsts-max-age': '0',
+      'ssl-ciphers': 'AES128-SHA:@SECLEVEL=0',
+      'log-format-upstream': EVERY_VARIABLE,
+    },
+    annotations: { 'proxy-body-size': '0', 'proxy-connect-timeout': '1', 'proxy-read-timeout': '1', 'proxy-send-timeout': '1' },
+  },
+  largest: {
+    configMap: {
+      'proxy-body-size': '8589934591g',
+      'proxy-connect-timeout': '2147483',
+      'proxy-read-timeout': '2147483',
+      'proxy-send-timeout': '2147483',
+      'client-header-timeout': '2147483',
+      'client-body-timeout': '2147483',
+      'keep-alive': '2147483',
+      'keep-alive-requests': '2147483647',
+      'upstream-keepalive-connections': '65536',
+      'upstream-keepalive-time': '2147483647ms',
+      'upstream-keepalive-timeout': '2147483',
+      'upstream-keepalive-requests': '2147483647',
+      'worker-processes': String(MAX_WORKERS_PER_CPU * CPUS),
+      'worker-shutdown-timeout': '24d',
+      'max-worker-connections': '1048576',
+      'hsts-max-age': '2147483647',
+      'ssl-ciphers': 'ALL:COMPLEMENTOFALL:!aNULL:-MD5:+RC4:@STRENGTH:@SECLEVEL=1',
+      'log-format-upstream': `{"all": "${EVERY_VARIABLE}"}`,
+      'log-format-escape-json': 'true',
+    },
+    annotations: {
+      'proxy-body-size': '8796093022207m',
+      'proxy-connect-timeout': '2147483',
+      'proxy-read-timeout': '2147483',
+      'proxy-send-timeout': '2147483',
+    },
+  },
+};
+
+for (const [bound, { configMap, annotations }] of Object.entries(BOUNDS)) {
+  describe(`the ${bound} values the model accepts`, () => {
+    const parsed = parseGlobalSettings(configMap, { cpus: CPUS });
+    const prefixed = Object.fromEntries(Object.entries(annotations).map(([name, value]) => [`nginx.ingress.kubernetes.io/${name}`, value]));
+    const ingress = parseIngressAnnotations(prefixed, { prefix: 'nginx.ingress.kubernetes.io', settings: parsed.settings });
+
+    test('are accepted by the model', () => {
+      assert.deepEqual(parsed.problems, []);
+      assert.ok(ingress.ok, JSON.stringify(ingress));
+    });
+
+    test('pass nginx -t', { skip: missingNginx }, async () => {
+      assert.ok(ingress.ok);
+      const settings: GlobalSettings = parsed.settings;
+      const context = testContext();
+      const conf = renderNginxConf(
+        configuration({
+          settings,
+          servers: [server('_', []), server('bounds.example', [location('/', 'prefix', 'app/web:80', { annotations: ingress.value.location })])],
+          backends: [backend('app/web:80', [{ address: '127.0.0.1', port: 1 }])],
+        }),
+        context,
+      );
+      // The sizes, times and counts are rendered as written.
+      for (const [key, value] of Object.entries(configMap)) {
+        if (/^[0-9]+[a-z]*$/.test(value)) assert.ok(conf.includes(value), `${key} ${value} is rendered`);
+      }
+      await nginxSyntaxCheck(conf, context);
+    });
+  });
+}
+
+test('nginx -t refuses a variable outside the list (the check above can fail)', { skip: missingNginx }, async () => {
+  const context = testContext();
+  const settings = { ...parseGlobalSettings({}, { cpus: CPUS }).settings, logFormatUpstream: '$remote_addr $no_such_variable' };
+  await assert.rejects(nginxSyntaxCheck(renderNginxConf(configuration({ settings, servers: [server('_', [])] }), context), context), /unknown "no_such_variable" variable/);
+});
