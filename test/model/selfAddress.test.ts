@@ -99,13 +99,13 @@ test('the model refuses self endpoints of EndpointSlices and ExternalName litera
   );
   const endpoints = Object.fromEntries(result.configuration.backends.map((backend) => [backend.name, backend.endpoints]));
   assert.deepEqual(endpoints, {
-    'app-tenant-80': [{ address: '10.0.0.1', port: 8080 }],
-    'app-hostile-80': [{ address: '10.0.0.9', port: HTTP_PORT }],
-    [`app-zero-${STATUS_PORT}`]: [],
+    'app/tenant:80': [{ address: '10.0.0.1', port: 8080 }],
+    'app/hostile:80': [{ address: '10.0.0.9', port: HTTP_PORT }],
+    [`app/zero:${STATUS_PORT}`]: [],
   });
   assert.deepEqual(problemsOf(result).sort(), ['hostile EndpointRefused', 'zero EndpointRefused']);
   const hostile = result.problems.find((problem) => problem.ingress.name === 'hostile');
-  assert.match(hostile?.message ?? '', /^backend app-hostile-80 \(Service app\/hostile\) refused: endpoint 127\.0\.0\.1:80 is Portico's own port 80; endpoint ::ffff:7f00:1:80 is/);
+  assert.match(hostile?.message ?? '', /^backend app\/hostile:80 \(Service app\/hostile\) refused: endpoint 127\.0\.0\.1:80 is Portico's own port 80; endpoint ::ffff:7f00:1:80 is/);
   assert.equal(hostile?.severity, 'warning');
 });
 
@@ -113,9 +113,9 @@ test('--disable-svc-external-name: ExternalName Services give no endpoints, and 
   const lookup = world([service('ext', [{ port: 80 }], 'ExternalName', 'api.example.org'), service('web', [{ port: 80 }])], [slice('web', [['10.0.0.1']], [{ port: 80 }])]);
   const ingresses = [accepted(ingress('e', 'h', [['/', 'Prefix', 'ext']])), accepted(ingress('w', 'w', [['/', 'Prefix', 'web']]))];
   const allowed = build(ingresses, lookup, { endpoints: ALLOW_ALL_ENDPOINTS });
-  assert.deepEqual(allowed.configuration.backends.find((b) => b.name === 'app-ext-80')?.endpoints, [{ address: 'api.example.org', port: 80 }]);
+  assert.deepEqual(allowed.configuration.backends.find((b) => b.name === 'app/ext:80')?.endpoints, [{ address: 'api.example.org', port: 80 }]);
   const disabled = build(ingresses, lookup, { endpoints: { ...ALLOW_ALL_ENDPOINTS, externalNames: false } });
-  assert.deepEqual(disabled.configuration.backends.map((b) => [b.name, b.endpoints.length]), [['app-ext-80', 0], ['app-web-80', 1]]);
+  assert.deepEqual(disabled.configuration.backends.map((b) => [b.name, b.endpoints.length]), [['app/ext:80', 0], ['app/web:80', 1]]);
   assert.deepEqual(problemsOf(disabled), ['e EndpointRefused']);
   assert.match(disabled.problems[0]!.message, /ExternalName.*--disable-svc-external-name/);
 });
