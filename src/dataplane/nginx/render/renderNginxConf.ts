@@ -51,7 +51,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.block('http', [], (http) => {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
-    renderBalancerUpstream(http, settings);
+    http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderServers(http, scope);
     renderNoEndpointsServer(http, context);
   });
