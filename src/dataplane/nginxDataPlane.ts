@@ -7,7 +7,7 @@ import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
 import { nginxTimeMs } from '../model/settings/valueSyntax.js';
 import type { Configuration } from '../model/types.js';
-import type { ApplyOutcome, Applying, DataPlane, Refused } from './dataPlane.js';
+import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from './dataPlane.js';
 import { LatestOnlyQueue } from './latestOnlyQueue.js';
 import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
@@ -157,7 +157,7 @@ export class NginxDataPlane implements DataPlane {
     const context = this.context;
     if (context === undefined) throw new Error('nginx is not started');
     const rendered = renderTracedNginxConf(configuration, context);
-    let result;
+    let result: ApplyResult;
     try {
       result = await this.nginx.apply(rendered.config.text);
     } catch (error) {
