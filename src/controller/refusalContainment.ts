@@ -69,7 +69,9 @@ export class RefusalContainment {
 
   private containSettings(attempt: Attempt): Containment {
     const fallback = this.runningSettings;
-    if (attempt.settings.settings === (fallback?.settings ?? DEFAULT_SETTINGS)) {
+    // Without a ConfigMap, and before nginx ran anything, the settings are the defaults already.
+    const alreadyFallen = attempt.settings.settings === (fallback?.settings ?? DEFAULT_SETTINGS);
+    if (alreadyFallen || (fallback === undefined && attempt.settings.source === undefined)) {
       return { kind: 'none', reason: 'the settings nginx refused are already the last accepted ones (or the defaults)' };
     }
     this.rounds++;

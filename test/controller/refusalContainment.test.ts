@@ -49,6 +49,8 @@ test('lines of Portico, of no file of ours, or of settings already fallen back t
   // No configuration ran yet: the fallback is the defaults, which this attempt already has.
   assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, attempt).kind, 'none');
   assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: customSettings }).kind, 'configMap');
+  const noConfigMap = { source: undefined, settings: { ...DEFAULT_SETTINGS } };
+  assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: noConfigMap }).kind, 'none');
   assert.equal(containment.contain(refusedBy('gone'), attempt).kind, 'none');
 });
 
