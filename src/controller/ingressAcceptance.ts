@@ -1,7 +1,8 @@
 // Which version of each Ingress is served. A new version whose annotations or
 // paths are invalid is refused (and reported) while the last good version
 // keeps serving, as in ingress-nginx. Versions are validated once, and again
-// only when the global settings change.
+// only when the global settings change. A version nginx refused
+// (refusalContainment.ts) is quarantined until a new version arrives.
 import { objectKey, type Ingress } from '../kube/objects.js';
 import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import type { AcceptedIngress } from '../model/buildConfiguration.js';
@@ -28,6 +29,8 @@ interface Entry {
   seen: Ingress;
   /** The version being served, if any ever passed. */
   accepted: AcceptedIngress | undefined;
+  /** `seen` passed validation but nginx refused it; `accepted` is the version nginx ran before, if any. */
+  quarantined?: true;
 }
 
 export class IngressAcceptance {
@@ -45,7 +48,11 @@ export class IngressAcceptance {
       const key = objectKey(ingress);
       present.add(key);
       let entry = this.entries.get(key);
-      if (!entry || entry.seen !== ingress || revalidateAll) {
+      if (entry?.quarantined && entry.seen === ingress) {
+        // Still refused by nginx; its fallback must pass new settings too.
+        if (revalidateAll && entry.accepted) entry = { ...entry, accepted: this.revalidates(entry.accepted.ingress, settings) };
+        this.entries.set(key, entry);
+      } else if (!entry || entry.seen !== ingress || revalidateAll) {
         entry = this.validate(ingress, settings, entry, revalidateAll, result);
         this.entries.set(key, entry);
       }
@@ -53,6 +60,19 @@ export class IngressAcceptance {
     }
     for (const key of this.entries.keys()) if (!present.has(key)) this.entries.delete(key);
     return result;
+  }
+
+  /**
+   * nginx refused `ingress` (this very version): serve `fallback` (the
+   * version nginx ran before) or nothing, until a new version arrives. False
+   * when it is no longer the version in hand, or is quarantined already.
+   */
+  quarantine(ingress: Ingress, fallback: AcceptedIngress | undefined): boolean {
+    const key = objectKey(ingress);
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.seen !== ingress || entry.quarantined) return false;
+    this.entries.set(key, { seen: ingress, accepted: fallback, quarantined: true });
+    return true;
   }
 
   private validate(

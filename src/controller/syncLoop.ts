@@ -1,6 +1,8 @@
 // The controller's loop: coalesced store changes → accepted Ingresses →
 // model → data plane. Problems reach the user as log lines and Kubernetes
-// Events; a configuration nginx refuses never replaces the running one.
+// Events; a configuration nginx refuses never replaces the running one, and
+// the object nginx traced the refusal to is left out so the rest is applied
+// (refusalContainment.ts).
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
@@ -11,9 +13,10 @@ import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalS
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
-import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from '../dataplane/dataPlane.js';
+import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from '../dataplane/dataPlane.js';
 import type { ControllerEventRecorder, IngressEventRecorder } from './events/eventRecorder.js';
 import { IngressAcceptance } from './ingressAcceptance.js';
+import { RefusalContainment, type Attempt } from './refusalContainment.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
 
 /** Told what every configuration handed to the data plane became (the metrics). */
@@ -49,6 +52,8 @@ export interface SyncReport {
   /** The configuration handed to the data plane (undefined when nothing changed). */
   applied: Configuration | undefined;
   outcome: ApplyOutcome['outcome'] | 'skipped';
+  /** nginx refused it, and an object it was traced to is now left out: another sync should follow at once. */
+  contained?: boolean;
 }
 
 /** When a sync started (performance.now()), and how long its model and its live push took, ms. */
@@ -60,7 +65,11 @@ interface SyncTiming {
 
 export class SyncLoop {
   private readonly acceptance: IngressAcceptance;
+  private readonly containment = new RefusalContainment();
   private readonly limiter: SyncRateLimiter;
+  /** A containment asks for a sync without waiting for a store change. */
+  private resyncWanted = false;
+  private wakeForResync: (() => void) | undefined;
   private settingsSource: ConfigMap | undefined | null = null;
   private settings: GlobalSettings = DEFAULT_SETTINGS;
   private defaults: LocationAnnotations | undefined;
@@ -87,15 +96,22 @@ export class SyncLoop {
    */
   async run(signal: AbortSignal): Promise<void> {
     const settling = new Set<Promise<SyncReport>>();
+    let change = this.options.store.changes.next();
     while (!signal.aborted) {
-      const keys = await Promise.race([this.options.store.changes.next(), aborted(signal)]);
+      const keys = await Promise.race([change, this.resyncRequested(), aborted(signal)]);
       if (signal.aborted) break;
-      this.options.logger.debug({ changed: keys?.size }, 'store changed');
+      if (keys === 'resync') {
+        this.options.logger.debug('syncing without what nginx refused');
+      } else {
+        this.options.logger.debug({ changed: keys?.size }, 'store changed');
+        change = this.options.store.changes.next();
+      }
       try {
         await this.limiter.ready(signal);
       } catch {
         break;
       }
+      this.resyncWanted = false;
       const { settled, skipped } = await this.begin();
       if (!skipped) this.limiter.take();
       settling.add(settled);
@@ -106,9 +122,28 @@ export class SyncLoop {
     await Promise.allSettled(settling); // a reload under way finishes
   }
 
-  /** One full sync from the store as it is now, until nginx runs it. */
+  /**
+   * One full sync from the store as it is now, until nginx runs it; while
+   * nginx refuses objects it can be traced to, again without them (so a start
+   * never fails because of one object).
+   */
   async sync(): Promise<SyncReport> {
-    return (await this.begin()).settled;
+    let report = await (await this.begin()).settled;
+    while (report.contained === true) report = await (await this.begin()).settled;
+    this.resyncWanted = false;
+    return report;
+  }
+
+  private requestResync(): void {
+    this.resyncWanted = true;
+    this.wakeForResync?.();
+  }
+
+  private resyncRequested(): Promise<'resync'> {
+    return new Promise((resolve) => {
+      if (this.resyncWanted) resolve('resync');
+      else this.wakeForResync = () => resolve('resync');
+    });
   }
 
   /** Builds the model and hands it to the data plane: resolves once the live state is pushed, `settled` once nginx runs it. */
@@ -117,6 +152,7 @@ export class SyncLoop {
     this.syncs++;
     const { store, logger } = this.options;
     const settings = this.currentSettings();
+    const settingsVersion = { source: this.settingsSource ?? undefined, settings };
     const ingresses = store.ingresses();
     this.reportScheduled(ingresses);
     const acceptance = this.acceptance.update(ingresses, settings);
@@ -164,13 +200,16 @@ export class SyncLoop {
     }
     const timing = { started, modelMs, liveMs: Math.round(performance.now() - started) - modelMs };
     this.submitted = text;
-    const settled = applying.done.then((outcome) => this.settle(result.configuration, text, served, outcome, timing));
+    const attempt: Attempt = { accepted: acceptance.accepted, settings: settingsVersion };
+    const settled = applying.done.then((outcome) => this.settle(result.configuration, text, served, attempt, outcome, timing));
     this.submittedSettled = settled;
     return { skipped: false, settled };
   }
 
   /** What follows nginx's answer: Events, metrics, the status of served Ingresses, the log line. */
-  private settle(configuration: Configuration, text: string, served: ReadonlySet<string>, outcome: ApplyOutcome, timing: SyncTiming): SyncReport {
+  private settle(
+    configuration: Configuration, text: string, served: ReadonlySet<string>, attempt: Attempt, outcome: ApplyOutcome, timing: SyncTiming,
+  ): SyncReport {
     const { logger, events } = this.options;
     if (outcome.outcome === 'superseded') {
       logger.debug('a newer configuration took the place of this one before its reload');
@@ -182,10 +221,13 @@ export class SyncLoop {
       events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);
       // The same configuration is tried again at the next change.
       if (this.submitted === text) this.submitted = this.running;
-      return { applied: configuration, outcome: outcome.outcome };
+      const contained = this.contain(outcome, attempt);
+      if (contained) this.requestResync();
+      return { applied: configuration, outcome: outcome.outcome, contained };
     }
     if (outcome.outcome === 'reloaded') events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
     this.running = text;
+    this.containment.accepted(attempt);
     this.options.onServed?.(served);
     logger.info(
       {
@@ -200,6 +242,38 @@ export class SyncLoop {
       'configuration applied',
     );
     return { applied: configuration, outcome: outcome.outcome };
+  }
+
+  /**
+   * Leaves out what nginx's refusal was traced to, with an Event on it.
+   * Whether a sync without it should follow at once.
+   */
+  private contain(refused: Refused, attempt: Attempt): boolean {
+    const { logger, events } = this.options;
+    const containment = this.containment.contain(refused, attempt);
+    switch (containment.kind) {
+      case 'none':
+        logger.error({ error: refused.error, reason: containment.reason }, 'nothing to leave out of what nginx refused; the running configuration stays');
+        return false;
+      case 'ingress': {
+        const { ingress, fallback } = containment;
+        if (!this.acceptance.quarantine(ingress, fallback)) return false;
+        const kept = fallback ? 'the version nginx last accepted keeps serving' : 'the Ingress is not served';
+        events.record(ingress, 'Warning', 'Rejected', `nginx refused the configuration of this Ingress: ${refused.error} (${kept})`);
+        return this.containment.mayRetry;
+      }
+      case 'configMap': {
+        // A newer ConfigMap version, if one arrived meanwhile, is read afresh.
+        if (this.settingsSource !== containment.source) return this.containment.mayRetry;
+        this.settings = containment.fallback?.settings ?? DEFAULT_SETTINGS;
+        this.defaults = undefined;
+        const kept = containment.fallback ? 'the settings nginx last accepted apply' : 'the default settings apply';
+        const message = `nginx refused the configuration these settings produce: ${refused.error} (${kept})`;
+        logger.error({ configMap: this.options.configMap, error: refused.error }, `global ConfigMap refused by nginx; ${kept}`);
+        if (containment.source) events.recordOnConfigMap(containment.source, 'Warning', 'Rejected', message);
+        return this.containment.mayRetry;
+      }
+    }
   }
 
   /**

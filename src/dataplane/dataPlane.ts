@@ -1,10 +1,21 @@
 import type { Configuration } from '../model/types.js';
 import type { ApplyResult } from './nginx/nginxProcess.js';
+import type { ConfigOrigin } from './nginx/render/configOrigins.js';
 
-export type { ApplyResult };
+export type { ApplyResult, ConfigOrigin };
+
+/**
+ * nginx refused the configuration; `origin`: what wrote the line nginx named
+ * (undefined when it named none of ours), so the controller can leave that object out.
+ */
+export interface Refused {
+  readonly outcome: 'rejected';
+  readonly error: string;
+  readonly origin?: ConfigOrigin;
+}
 
 /** How making a configuration the running one ended; `superseded`: a newer one arrived before its turn and took its place. */
-export type ApplyOutcome = ApplyResult | { readonly outcome: 'superseded' };
+export type ApplyOutcome = Exclude<ApplyResult, { outcome: 'rejected' }> | Refused | { readonly outcome: 'superseded' };
 
 export interface Applying {
   /** Settles once nginx runs the configuration's structure, refused it, or moved on to a newer one. */

@@ -8,15 +8,16 @@ import type { Logger } from '../log/logger.js';
 import type { EndpointGuard } from '../model/selfAddress.js';
 import { MAX_TIMER_MS, nginxTimeMs } from '../model/settings/nginxLimits.js';
 import type { Configuration } from '../model/types.js';
-import type { ApplyOutcome, ApplyResult, Applying, DataPlane } from './dataPlane.js';
+import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from './dataPlane.js';
 import { LatestOnlyQueue } from './latestOnlyQueue.js';
 import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
-import { NginxProcess } from './nginx/nginxProcess.js';
+import { ConfigRefusedError, NginxProcess } from './nginx/nginxProcess.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
 import { createRenderContext, STATUS_ADDRESS, type ListenPorts, type MonitorTarget, type RenderContext } from './nginx/render/renderContext.js';
-import { renderNginxConf } from './nginx/render/renderNginxConf.js';
+import { originOfLine, type OriginTable, type TracedConfig } from './nginx/render/configOrigins.js';
+import { renderTracedNginxConf } from './nginx/render/renderNginxConf.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
 import { ensureFakeCertificate } from './tls/fakeCertificate.js';
 
@@ -86,10 +87,7 @@ export class NginxDataPlane implements DataPlane {
       this.options.logger.warn({ backend }, `${message}; refused`),
     );
     this.drainTime = resolved.settings.workerShutdownTimeout;
-    if (!this.context) {
-      await this.start(resolved);
-      return { done: Promise.resolve({ outcome: 'reloaded' }) };
-    }
+    if (!this.context) return { done: Promise.resolve(await this.start(resolved)) };
     this.latest = resolved;
     await this.pushLive();
     return { done: this.loads.submit(resolved) };
@@ -121,7 +119,8 @@ export class NginxDataPlane implements DataPlane {
     }
   }
 
-  private async start(configuration: Configuration): Promise<void> {
+  /** Starts nginx with the first configuration; one nginx -t refuses is reported like a refused reload (the next apply starts again). */
+  private async start(configuration: Configuration): Promise<ApplyOutcome> {
     const layout = this.nginx.layout;
     await createPrefixDirs(layout);
     const context = createRenderContext(layout.prefix, {
@@ -139,13 +138,20 @@ export class NginxDataPlane implements DataPlane {
         configurationSocket: layout.configurationSocket,
       },
     });
-    await this.nginx.start(renderNginxConf(configuration, context));
+    const rendered = renderTracedNginxConf(configuration, context);
+    try {
+      await this.nginx.start(rendered.config.text);
+    } catch (error) {
+      if (error instanceof ConfigRefusedError) return refused(error.message, error.line, rendered);
+      throw error;
+    }
     this.context = context;
     this.serving(configuration);
     this.latest = configuration;
     await this.pushLive();
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
+    return { outcome: 'reloaded' };
   }
 
   /**
@@ -153,14 +159,18 @@ export class NginxDataPlane implements DataPlane {
    * live push, and only for what is loaded) and makes it the running
    * nginx.conf, then drops from the live state what only the replaced one needed.
    */
-  private async load(configuration: Configuration): Promise<ApplyResult> {
+  private async load(configuration: Configuration): Promise<ApplyOutcome> {
     const context = this.context;
     if (context === undefined) throw new Error('nginx is not started');
-    const result = await this.nginx.apply(renderNginxConf(configuration, context)).catch(
-      (error: unknown): ApplyResult => ({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }),
-    );
+    const rendered = renderTracedNginxConf(configuration, context);
+    let result: ApplyResult;
+    try {
+      result = await this.nginx.apply(rendered.config.text);
+    } catch (error) {
+      return { outcome: 'rejected', error: error instanceof Error ? error.message : String(error) };
+    }
     // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
-    if (result.outcome === 'rejected') return result;
+    if (result.outcome === 'rejected') return refused(result.error, result.line, rendered);
     this.serving(configuration);
     if (result.outcome === 'reloaded' || this.pushedMore) {
       // A failure leaves more in nginx than needed, never less: reported, not the reload's failure.
@@ -206,6 +216,12 @@ export class NginxDataPlane implements DataPlane {
       this.checking = false;
     }
   }
+}
+
+/** nginx's refusal, with the origin of the line it named. */
+function refused(error: string, line: number | undefined, rendered: { config: TracedConfig; origins: OriginTable }): Refused {
+  const origin = line === undefined ? undefined : originOfLine(rendered.config, rendered.origins, line);
+  return origin === undefined ? { outcome: 'rejected', error } : { outcome: 'rejected', error, origin };
 }
 
 function hostsOf(configuration: Configuration): ReadonlySet<string> {

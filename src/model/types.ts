@@ -42,6 +42,11 @@ export interface LocationAnnotations {
     allow: string[];
     deny: string[];
   };
+  /**
+   * `configuration-snippet`: nginx directives written into the location as
+   * they are; only when the ConfigMap admits snippets (allow-snippet-annotations, risk level Critical).
+   */
+  configurationSnippet?: string;
 }
 
 /**

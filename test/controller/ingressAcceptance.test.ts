@@ -55,3 +55,24 @@ test('deleted Ingresses are forgotten', () => {
   acceptance.update([version('1', {})], DEFAULT_SETTINGS);
   assert.deepEqual(acceptance.update([], DEFAULT_SETTINGS).accepted, []);
 });
+
+test('a version nginx refused is quarantined until a new version arrives, serving what nginx ran before', () => {
+  const acceptance = new IngressAcceptance(prefix);
+  const first = version('1', {});
+  const ran = acceptance.update([first], DEFAULT_SETTINGS).accepted[0];
+  const refused = version('2', {}, '/v2');
+  assert.equal(acceptance.update([refused], DEFAULT_SETTINGS).accepted[0]?.ingress, refused, 'valid, so accepted');
+  assert.equal(acceptance.quarantine(refused, ran), true);
+  assert.equal(acceptance.quarantine(refused, ran), false, 'once per version');
+  assert.equal(acceptance.update([refused], DEFAULT_SETTINGS).accepted[0]?.ingress, first);
+  // New settings re-check the fallback, not the refused version.
+  const strict = { ...DEFAULT_SETTINGS, proxyBodySize: '2m' };
+  assert.equal(acceptance.update([refused], strict).accepted[0]?.ingress, first);
+  // A new version is judged afresh.
+  const next = version('3', {}, '/v3');
+  assert.equal(acceptance.update([next], strict).accepted[0]?.ingress, next);
+  assert.equal(acceptance.quarantine(refused, ran), false, 'no longer the version in hand');
+  // Never accepted by nginx: nothing serves.
+  assert.equal(acceptance.quarantine(next, undefined), true);
+  assert.deepEqual(acceptance.update([next], strict).accepted, []);
+});

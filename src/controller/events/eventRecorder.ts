@@ -6,7 +6,7 @@
 import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import type { Logger } from '../../log/logger.js';
-import type { Ingress } from '../../kube/objects.js';
+import type { ConfigMap, Ingress } from '../../kube/objects.js';
 import { CLIENT_GO_EVENT_LIMITS, EventCorrelator, type EventLimits } from './eventCorrelator.js';
 import type { EventSink } from './eventSink.js';
 
@@ -22,6 +22,8 @@ export interface IngressEventRecorder {
 export interface ControllerEventRecorder {
   /** Records an Event on the controller's own pod (when it is known), every time. */
   recordOnPod(type: EventType, reason: string, message: string): void;
+  /** Records an Event on the global ConfigMap (its settings were refused). */
+  recordOnConfigMap(configMap: ConfigMap, type: EventType, reason: string, message: string): void;
 }
 
 /** The controller's pod, from POD_NAME and POD_NAMESPACE (uid when it could be read). */
@@ -101,6 +103,11 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
     this.emit({ apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid }, type, reason, message);
   }
 
+  recordOnConfigMap(configMap: ConfigMap, type: EventType, reason: string, message: string): void {
+    const { namespace, name = '', uid, resourceVersion } = configMap.metadata ?? {};
+    this.emit({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name, uid, resourceVersion }, type, reason, message);
+  }
+
   /** Resolves once every Event recorded so far has been written (or has failed), or after `timeoutMs`. */
   async flush(timeoutMs = Infinity): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -113,7 +120,7 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
 
   private emit(object: V1ObjectReference, type: EventType, reason: string, message: string): void {
     const objectKey = `${object.kind}/${object.namespace}/${object.name}`;
-    this.log(type, { [object.kind === 'Pod' ? 'pod' : 'ingress']: `${object.namespace}/${object.name}`, reason }, message);
+    this.log(type, { [(object.kind ?? '').toLowerCase()]: `${object.namespace}/${object.name}`, reason }, message);
     const sink = this.options.sink;
     if (!sink) return;
     if (this.queued >= (this.options.maxQueuedWrites ?? 1000)) {

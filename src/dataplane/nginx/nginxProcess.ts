@@ -14,16 +14,18 @@ import { ControlLog } from './process/controlLog.js';
 import { launchMaster } from './process/launchMaster.js';
 import { describeExit, type MasterProcess, type ProcessExit } from './process/masterProcess.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from './process/prefixLayout.js';
+import { ConfigRefusedError, refusedLine } from './process/refusedLine.js';
 import { reloadMaster } from './process/reloadMaster.js';
 import { testConfig, type ConfigTestResult } from './process/testConfig.js';
 
 export { prefixLayout, type PrefixLayout, type TempDirs } from './process/prefixLayout.js';
+export { ConfigRefusedError } from './process/refusedLine.js';
 
 export type ApplyResult =
   | { readonly outcome: 'unchanged' }
   | { readonly outcome: 'reloaded' }
-  /** nginx refused the configuration when loading it; the previous one keeps serving. */
-  | { readonly outcome: 'rejected'; readonly error: string };
+  /** nginx refused the configuration when loading it; the previous one keeps serving. `line`: of the refused text, when nginx named one. */
+  | { readonly outcome: 'rejected'; readonly error: string; readonly line?: number };
 
 export interface NginxTimeouts {
   /** `nginx -t`; a configuration with thousands of servers takes seconds. */
@@ -105,13 +107,13 @@ export class NginxProcess {
     return this.master?.pid;
   }
 
-  /** Tests `configText`, then runs it; rejects with nginx's message if either fails. */
+  /** Tests `configText`, then runs it; rejects with nginx's message if either fails (a ConfigRefusedError when nginx -t refused it). */
   start(configText: string): Promise<void> {
     return this.serialize(async () => {
       if (this.wanted) throw new Error('nginx is already started');
       await createPrefixDirs(this.layout);
       const tested = await this.testCandidate(configText);
-      if (!tested.ok) throw new Error(tested.error);
+      if (!tested.ok) throw new ConfigRefusedError(tested.error, refusedLine(tested.error, this.layout.candidateConfigFile));
       await rename(this.layout.candidateConfigFile, this.layout.configFile);
       this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), configText);
       this.wanted = true;
@@ -211,7 +213,8 @@ export class NginxProcess {
     // nginx names the file it loaded, which is now the last good one again; the refused text is the rejected file.
     const error = nginxError.replaceAll(this.layout.configFile, this.layout.rejectedConfigFile);
     this.logger.warn({ error, file: this.layout.rejectedConfigFile }, 'nginx rejected the configuration');
-    return { outcome: 'rejected', error };
+    const line = refusedLine(error, this.layout.rejectedConfigFile);
+    return line === undefined ? { outcome: 'rejected', error } : { outcome: 'rejected', error, line };
   }
 
   /** Records a master that serves `configText` and watches for its death. */

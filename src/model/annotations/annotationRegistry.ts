@@ -11,18 +11,19 @@ import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
-import { SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 
 /** One group per property: the compiler checks none is missing. */
-type GroupPerProperty<T> = { readonly [K in keyof T]: AnnotationGroup<T[K]> };
+type GroupPerProperty<T> = { readonly [K in keyof T]-?: AnnotationGroup<T[K]> };
 
 export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> = {
   rewrite: rewriteAnnotations,
   backendProtocol: backendProtocolAnnotations,
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
+  configurationSnippet: configurationSnippetAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {
@@ -40,7 +41,8 @@ export const ANNOTATION_GROUPS: readonly AnnotationGroup<unknown>[] = [
 
 export type KnownAnnotation =
   | { kind: 'implemented'; risk: RiskLevel; definition: AnnotationDefinition<unknown>; isAlias: boolean }
-  | { kind: 'snippet'; risk: RiskLevel }
+  /** `definition`: the implemented ones; the others are ignored once admitted. */
+  | { kind: 'snippet'; risk: RiskLevel; definition?: AnnotationDefinition<unknown> }
   | { kind: 'unimplemented'; risk: RiskLevel; unsafeToIgnore: string | undefined };
 
 function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
@@ -51,13 +53,17 @@ function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
   };
   for (const group of ANNOTATION_GROUPS) {
     for (const definition of group.annotations) {
+      if (SNIPPET_ANNOTATIONS.includes(definition.name)) {
+        declare(definition.name, { kind: 'snippet', risk: SNIPPET_RISK, definition });
+        continue;
+      }
       declare(definition.name, { kind: 'implemented', risk: definition.risk, definition, isAlias: false });
       for (const alias of definition.aliases ?? []) {
         declare(alias, { kind: 'implemented', risk: definition.risk, definition, isAlias: true });
       }
     }
   }
-  for (const name of SNIPPET_ANNOTATIONS) declare(name, { kind: 'snippet', risk: SNIPPET_RISK });
+  for (const name of SNIPPET_ANNOTATIONS) if (!registry.has(name)) declare(name, { kind: 'snippet', risk: SNIPPET_RISK });
   for (const { risks, unsafeToIgnore } of UNIMPLEMENTED_ANNOTATION_GROUPS) {
     for (const [name, risk] of Object.entries(risks)) declare(name, { kind: 'unimplemented', risk, unsafeToIgnore });
   }

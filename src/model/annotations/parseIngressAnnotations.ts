@@ -90,6 +90,7 @@ export function parseIngressAnnotations(
         backendProtocol: location.backendProtocol.resolve(values, settings),
         proxy: location.proxy.resolve(values, settings),
         ipAccess: location.ipAccess.resolve(values, settings),
+        ...optional('configurationSnippet', location.configurationSnippet.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
@@ -114,18 +115,29 @@ function judgeAnnotation(name: string, rawValue: string, settings: GlobalSetting
     case undefined:
       return { kind: 'ignored', reason: 'unknown annotation (ingress-nginx has none by this name), ignored' };
     case 'snippet':
-      return { kind: 'ignored', reason: 'admitted by the ConfigMap, but snippet annotations are not implemented yet; ignored' };
+      if (known.definition === undefined) {
+        return { kind: 'ignored', reason: 'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored' };
+      }
+      return accept(known.definition, false, value);
     case 'unimplemented':
       return known.unsafeToIgnore === undefined
         ? { kind: 'ignored', reason: 'not implemented yet, ignored' }
         : { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
-    case 'implemented': {
-      const parsed = known.definition.parse(value);
-      return parsed.ok
-        ? { kind: 'accepted', definition: known.definition, isAlias: known.isAlias, value: parsed.value }
-        : { kind: 'refused', reason: `invalid value ${quoteValue(value)}; expected ${parsed.expected}` };
-    }
+    case 'implemented':
+      return accept(known.definition, known.isAlias, value);
   }
+}
+
+function accept(definition: AnnotationDefinition<unknown>, isAlias: boolean, value: string): Verdict {
+  const parsed = definition.parse(value);
+  return parsed.ok
+    ? { kind: 'accepted', definition, isAlias, value: parsed.value }
+    : { kind: 'refused', reason: `invalid value ${quoteValue(value)}; expected ${parsed.expected}` };
+}
+
+/** `{ [key]: value }`, or nothing for an unset value: locations without it compare equal to those that never had it. */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 }
 
 /** Refusals that depend only on the name: the snippet switch and the risk level. */

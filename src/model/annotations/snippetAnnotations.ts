@@ -1,7 +1,10 @@
 // The *-snippet annotations: raw nginx configuration from whoever may edit an
-// Ingress (CVE-2021-25742, CVE-2023-5043). Declared so that they are refused
-// unless the ConfigMap opts in twice; Portico does not implement them beyond that yet.
+// Ingress (CVE-2021-25742, CVE-2023-5043). Refused unless the ConfigMap opts in
+// twice. Only configuration-snippet is implemented (one line, written into each
+// of the Ingress's locations); the others are ignored when admitted.
 import type { GlobalSettings, RiskLevel } from '../settings/globalSettings.js';
+import type { LocationAnnotations } from '../types.js';
+import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { isRiskAdmitted } from './riskLevels.js';
 
 export const SNIPPET_ANNOTATIONS: readonly string[] = [
@@ -22,3 +25,16 @@ export function snippetRefusal(settings: GlobalSettings): string | undefined {
     `annotations-risk-level: Critical (it has ${settings.allowSnippetAnnotations} and ${settings.annotationsRiskLevel})`
   );
 }
+
+const configurationSnippet: AnnotationDefinition<string> = {
+  name: 'configuration-snippet',
+  risk: SNIPPET_RISK,
+  // The value checks every annotation gets already refuse control characters (so it is one line);
+  // nginx alone can tell whether the directives are valid, and a refusal is traced back to this Ingress.
+  parse: (text) => ({ ok: true, value: text }),
+};
+
+export const configurationSnippetAnnotations: AnnotationGroup<LocationAnnotations['configurationSnippet']> = {
+  annotations: [configurationSnippet],
+  resolve: (values) => values.get(configurationSnippet),
+};

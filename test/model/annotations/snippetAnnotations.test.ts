@@ -27,11 +27,19 @@ test('the refusal says what the ConfigMap has', () => {
   assertRefusedWith({ 'server-snippet': SNIPPET }, ['(it has false and High)']);
 });
 
-test('admitted snippet annotations are ignored with a warning: not implemented yet', () => {
-  const { warnings } = accepted({ 'configuration-snippet': SNIPPET }, SNIPPETS_ADMITTED);
+test('an admitted configuration-snippet goes to the location, as written', () => {
+  const { value, warnings } = accepted({ 'configuration-snippet': ` ${SNIPPET} ` }, SNIPPETS_ADMITTED);
+  assert.equal(value.location.configurationSnippet, SNIPPET);
+  assert.deepEqual(warnings, []);
+  assert.equal('configurationSnippet' in accepted({}, SNIPPETS_ADMITTED).value.location, false);
+});
+
+test('the other admitted snippet annotations are ignored with a warning: not implemented yet', () => {
+  const { value, warnings } = accepted({ 'server-snippet': SNIPPET }, SNIPPETS_ADMITTED);
+  assert.equal(value.location.configurationSnippet, undefined);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/configuration-snippet: ` +
-      'admitted by the ConfigMap, but snippet annotations are not implemented yet; ignored',
+    `annotation ${PREFIX}/server-snippet: ` +
+      'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
   ]);
 });
 

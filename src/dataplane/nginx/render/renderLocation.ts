@@ -22,9 +22,12 @@ export function renderLocations(server: ConfigBuilder, model: Server, scope: Ren
   const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));
   requireRootLocation(model);
   for (const location of model.locations) {
-    for (const matcher of locationMatchers(location, exactPaths)) {
-      server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
-    }
+    // The whole block is its Ingress's: its path, and values its annotations chose or left at the ConfigMap's defaults.
+    server.from(scope.origins.ingress(location.ingress), () => {
+      for (const matcher of locationMatchers(location, exactPaths)) {
+        server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
+      }
+    });
   }
 }
 
@@ -86,6 +89,8 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   });
   renderIpAccess(body, location.annotations.ipAccess);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
+  const snippet = location.annotations.configurationSnippet;
+  if (snippet !== undefined) body.verbatim(snippet);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else renderProxy(body, location, backend, scope);

@@ -6,11 +6,12 @@
 import type { Configuration } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { filePath, literal, raw, type Argument } from './arguments.js';
-import { ConfigBuilder, serializeConfig, type ConfigNode } from './configBuilder.js';
+import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode } from './configBuilder.js';
+import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
-import { createRenderScope } from './renderScope.js';
+import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
 
 /** ingress-nginx's max-worker-connections when the setting asks for a derived value (0). */
@@ -20,25 +21,37 @@ export function renderNginxConf(configuration: Configuration, context: RenderCon
   return serializeConfig(buildNginxConf(configuration, context));
 }
 
+/** nginx.conf with the origin of each line: what the data plane loads, so a refused line names its object. */
+export function renderTracedNginxConf(configuration: Configuration, context: RenderContext): { config: TracedConfig; origins: OriginTable } {
+  const scope = createRenderScope(configuration, context);
+  return { config: serializeTracedConfig(buildNodes(scope)), origins: scope.origins };
+}
+
 /** The directive tree renderNginxConf writes (for tests that compare it with what nginx would parse). */
 export function buildNginxConf(configuration: Configuration, context: RenderContext): readonly ConfigNode[] {
-  const scope = createRenderScope(configuration, context);
+  return buildNodes(createRenderScope(configuration, context));
+}
+
+function buildNodes(scope: RenderScope): readonly ConfigNode[] {
+  const { configuration, context } = scope;
   const { settings } = configuration;
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
-  root.directive('worker_processes', workerProcesses(settings));
-  root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
-  root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
-  root.block('events', [], (events) => {
-    events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
-    events.directive('multi_accept', onOff(true));
+  root.from(SETTINGS_ORIGIN, () => {
+    root.directive('worker_processes', workerProcesses(settings));
+    root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
+    root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
+    root.block('events', [], (events) => {
+      events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
+      events.directive('multi_accept', onOff(true));
+    });
   });
   root.block('http', [], (http) => {
     renderLuaSettings(http, context);
-    renderHttpSettings(http, configuration, context);
-    renderBalancerUpstream(http, settings);
+    http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
+    http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderServers(http, scope);
     renderNoEndpointsServer(http, context);
   });

@@ -1,5 +1,6 @@
 import type { Backend, Configuration } from '../../../model/types.js';
 import { describeValue } from './arguments.js';
+import { OriginTable } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 
 /** What every section renderer reads: the configuration, the runtime context, and backends by name (for their Service). */
@@ -7,6 +8,8 @@ export interface RenderScope {
   readonly configuration: Configuration;
   readonly context: RenderContext;
   readonly backends: ReadonlyMap<string, Backend>;
+  /** The origins the rendered nodes name. */
+  readonly origins: OriginTable;
 }
 
 export function createRenderScope(configuration: Configuration, context: RenderContext): RenderScope {
@@ -16,5 +19,5 @@ export function createRenderScope(configuration: Configuration, context: RenderC
     if (backends.has(backend.name)) throw new Error(`duplicate backend name: ${describeValue(backend.name)}`);
     backends.set(backend.name, backend);
   }
-  return { configuration, context, backends };
+  return { configuration, context, backends, origins: new OriginTable() };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { literal, raw, text, type Argument } from '../../../../src/dataplane/nginx/render/arguments.js';
-import { ConfigBuilder, serializeConfig } from '../../../../src/dataplane/nginx/render/configBuilder.js';
+import { ConfigBuilder, serializeConfig, serializeTracedConfig } from '../../../../src/dataplane/nginx/render/configBuilder.js';
 import { LuaCall, luaBind, luaCall } from '../../../../src/dataplane/nginx/render/luaCall.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
 
@@ -113,4 +113,42 @@ test('Lua blocks take only LuaCalls of identifiers and integers', () => {
   assert.throws(() => luaCall('portico.balancer', 'init', { port: 1.5 }), /invalid Lua option/);
   const forge = LuaCall as unknown as new (key: symbol, code: string) => LuaCall;
   assert.throws(() => new forge(Symbol('LuaCall'), 'os.execute("id")'), /luaCall\(\)/);
+});
+
+test('every line carries the origin of the node that wrote it, blocks with all they hold', () => {
+  const root = new ConfigBuilder();
+  root.directive('worker_processes', raw.keyword('auto'));
+  root.block('http', [], (http) => {
+    http.from(1, () => http.directive('keepalive_timeout', raw.integer(75)));
+    http.block('server', [], (server) => {
+      server.from(7, () => {
+        server.block('location', [literal('/a/')], (location) => location.verbatim('add_header X-A "b";'));
+      });
+      server.block('location', [literal('/')], (location) => location.directive('return', raw.integer(404)));
+    });
+  });
+  const traced = serializeTracedConfig(root.nodes);
+  const lines = traced.text.split('\n').slice(0, -1);
+  assert.deepEqual(lines.map((line, index) => `${traced.lineOrigins[index]} ${line.trim()}`), [
+    '0 worker_processes auto;',
+    '0 ',
+    '0 http {',
+    '1 keepalive_timeout 75;',
+    '0 ',
+    '0 server {',
+    '7 location "/a/" {',
+    '7 add_header X-A "b";',
+    '7 }',
+    '0 ',
+    '0 location "/" {',
+    '0 return 404;',
+    '0 }',
+    '0 }',
+    '0 }',
+  ]);
+  assert.equal(serializeConfig(root.nodes), traced.text);
+});
+
+test('a verbatim line is one line', () => {
+  for (const text of ['a;\nb;', 'a;\rb;', 'a;\0']) assert.throws(() => new ConfigBuilder().verbatim(text), /one line/);
 });

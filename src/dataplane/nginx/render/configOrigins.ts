@@ -1,0 +1,51 @@
+// Which object each line of a rendered nginx.conf comes from, so that a line
+// nginx refuses can be traced back to an Ingress, the global settings or
+// Portico itself. Nodes carry a small integer into a per-render table: cheap
+// enough for 10,000 Ingresses (no string per line).
+import type { IngressRef } from '../../../model/types.js';
+
+export type ConfigOrigin =
+  /** Lines Portico writes whatever the objects say (ports, Lua hooks, its own servers). */
+  | { readonly kind: 'portico' }
+  /** Lines the global ConfigMap's settings shape. */
+  | { readonly kind: 'settings' }
+  | { readonly kind: 'ingress'; readonly ingress: IngressRef };
+
+export const PORTICO_ORIGIN = 0;
+export const SETTINGS_ORIGIN = 1;
+
+/** The origins of one render, by the small integer its nodes carry. */
+export class OriginTable {
+  readonly #origins: ConfigOrigin[] = [{ kind: 'portico' }, { kind: 'settings' }];
+  readonly #ingressIds = new Map<string, number>();
+
+  /** The id of an Ingress's lines (undefined: a location Portico generates). */
+  ingress(ref: IngressRef | undefined): number {
+    if (ref === undefined) return PORTICO_ORIGIN;
+    const key = `${ref.namespace}/${ref.name}`;
+    let id = this.#ingressIds.get(key);
+    if (id === undefined) {
+      id = this.#origins.length;
+      this.#origins.push({ kind: 'ingress', ingress: { namespace: ref.namespace, name: ref.name } });
+      this.#ingressIds.set(key, id);
+    }
+    return id;
+  }
+
+  origin(id: number): ConfigOrigin | undefined {
+    return this.#origins[id];
+  }
+}
+
+/** An nginx.conf and, for each of its lines, the id of the origin that wrote it. */
+export interface TracedConfig {
+  readonly text: string;
+  /** `lineOrigins[n - 1]` is line n's origin id. */
+  readonly lineOrigins: Uint32Array;
+}
+
+/** What wrote line `line` (1-based, as nginx counts) of `config`; undefined for a line it does not have. */
+export function originOfLine(config: TracedConfig, origins: OriginTable, line: number): ConfigOrigin | undefined {
+  if (!Number.isInteger(line) || line < 1 || line > config.lineOrigins.length) return undefined;
+  return origins.origin(config.lineOrigins[line - 1] ?? PORTICO_ORIGIN);
+}
