@@ -31,6 +31,9 @@ export function buildNginxConf(configuration: Configuration, context: RenderCont
   root.directive('worker_processes', workerProcesses(settings));
   root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
   root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
+  // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
+  // up to PCRE2's default match limit (nginx sets none) costs a fraction of the interpreter's CPU.
+  root.directive('pcre_jit', onOff(true));
   root.block('events', [], (events) => {
     events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
     events.directive('multi_accept', onOff(true));
