@@ -2,7 +2,8 @@
 // acceptance, the model and the renderer, served by a real nginx: the
 // named-capture attack (a group named proxy_upstream_name picking another
 // namespace's backend) no longer reaches it, and ingress-nginx's documented
-// `${2}` rewrites as ingress-nginx means it (nginx itself refuses `${2}`).
+// `${2}` rewrites as ingress-nginx means it (nginx itself refuses `${2}`); and
+// a regex that backtracks on a request stops at Portico's match limit.
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,7 @@ import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../.
 import { spawnGuarded, type GuardedProcess } from '../../../support/childProcess.js';
 import { freeLoopbackPorts } from '../../../support/freePort.js';
 import { httpGet } from '../../../support/httpGet.js';
-import { testContext } from './fixtures.js';
+import { location, server, testContext } from './fixtures.js';
 import { createNginxPrefix, missingNginx, NGINX_BINARY, type NginxPrefix } from './nginxPrefix.js';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -92,6 +93,9 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
       defaultAnnotations: defaultLocationAnnotations(DEFAULT_SETTINGS),
     });
 
+    // What the model no longer admits, as an older one handed it to the renderer.
+    const nested = location('/(a+)+$', 'regex', 'tenant-web-80', { annotations: { rewrite: { useRegex: true } } });
+    configuration.servers.push(server('nested.example', [nested, location('/', 'regex', 'tenant-web-80')]));
     prefix = await createNginxPrefix(renderNginxConf(configuration, context), context);
     nginx = await spawnGuarded('nginx', NGINX_BINARY, prefix.args, `${prefix.dir}/nginx.out`);
     const live = new LiveStateClient({ address: '127.0.0.1', port: status, logger: silentLogger(), retries: 20, backoff: { initialMs: 50, maxMs: 500 } });
@@ -131,5 +135,12 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
     assert.equal(rewritten.path, '/new/x');
     assert.equal(rewritten.query, 'q=1');
     assert.equal((await echo('rewrite.example', '/SOMETHING')).path, '/');
+  });
+
+  test('a request that makes a location regex backtrack past the match limit gets a 500, not 10,000,000 steps of a worker', async () => {
+    // (a+)+$ tries about 2^20 ways to split 20 a's before the "!": over Portico's 100,000, under PCRE2's default.
+    assert.equal((await get('nested.example', `/${'a'.repeat(20)}!`)).status, 500);
+    assert.equal((await echo('nested.example', `/${'a'.repeat(20)}`)).service, 'tenant-web');
+    assert.equal((await echo('nested.example', `/b${'a'.repeat(20)}!`)).service, 'tenant-web', 'an ordinary miss falls to "/"');
   });
 });
