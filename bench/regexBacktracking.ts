@@ -103,7 +103,8 @@ async function measure(testCase: Case, plane: DataPlane): Promise<Row> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-regex-'));
   const [port = 0] = await freeLoopbackPorts(1);
   await writeFile(join(dir, 'nginx.conf'), nginxConf(dir, port, testCase.pattern, plane));
-  const nginx = await spawnGuarded('nginx', NGINX, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], join(dir, 'nginx.out'));
+  const args = ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'];
+  const nginx = await spawnGuarded('nginx', NGINX, args, join(dir, 'nginx.out'));
   try {
     const neighbour = async (): Promise<number> => {
       const started = performance.now();
@@ -167,6 +168,9 @@ for (const testCase of CASES) {
   }
 }
 printTable(
-  ['pattern', 'worker CPU ms / hostile request', 'hostile answers', 'neighbour p50 ms, idle', `p50 ms, ${HOSTILE_CLIENTS} hostile clients`, 'p90 ms'],
+  [
+    'pattern', 'worker CPU ms / hostile request', 'hostile answers', 'neighbour p50 ms, idle',
+    `p50 ms, ${HOSTILE_CLIENTS} hostile clients`, 'p90 ms',
+  ],
   rows,
 );

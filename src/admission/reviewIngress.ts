@@ -51,7 +51,8 @@ export function reviewIngress(ingress: Ingress, context: AdmissionContext): Admi
   // A path of its own that its host's regex mode (another Ingress's) makes unservable: the sync loop would drop it.
   const unservable = problems.filter((problem) => problem.reason === UNSERVABLE_PATH);
   if (unservable.length > 0) return deny(unservable.map((problem) => problem.message), deprecated);
-  return { allowed: true, warnings: [...deprecated, ...verdict.warnings, ...problems.map((problem) => `${problem.reason}: ${problem.message}`)] };
+  const modelWarnings = problems.map((problem) => `${problem.reason}: ${problem.message}`);
+  return { allowed: true, warnings: [...deprecated, ...verdict.warnings, ...modelWarnings] };
 }
 
 function deny(errors: readonly string[], warnings: readonly string[] = []): AdmissionVerdict {

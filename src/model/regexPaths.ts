@@ -2,7 +2,7 @@
 // regex one (ingress-nginx's use-regex and rewrite-target), checked here so
 // that nginx compiles whatever the model hands it: a path nginx refuses would
 // fail the reload and freeze every other Ingress's changes.
-import { analyzePortableRegex } from './settings/portableRegex.js';
+import { analyzePortableRegex, portableRegexSyntax } from './settings/portableRegex.js';
 import type { LocationAnnotations } from './types.js';
 
 /**
@@ -34,8 +34,7 @@ export function regexPathProblem(path: string, rewrite: Pick<LocationAnnotations
   const analysis = analyzePortableRegex(path, MAX_PATH_BYTES);
   if (!analysis.ok) {
     return `is served as a regular expression (use-regex or rewrite-target on its host), and ${analysis.problem}; ` +
-      'it may use literals, ".", classes [...], groups (...) and (?:...), "|", "^", "$", the quantifiers * + ? {n,m} ' +
-      'and the escapes \\d \\w \\s (and their capitals) or "\\" before punctuation';
+      `expected ${portableRegexSyntax(MAX_PATH_BYTES)}`;
   }
   const highest = Math.max(0, ...[...(rewrite.target ?? '').matchAll(CAPTURE_REFERENCE)].map((match) => Number(match[1])));
   if (highest > analysis.captures) {

@@ -29,7 +29,8 @@ const QUANTIFIER = /^(?:[*+?]|\{(\d{1,4})(,(\d{1,4})?)?\})\??/;
 
 export const parsePortableRegex: ValueParser<string> = (text) => {
   const analysis = analyzePortableRegex(text, MAX_PATTERN_LENGTH);
-  return analysis.ok ? { ok: true, value: text } : { ok: false, expected: `${portableRegexSyntax(MAX_PATTERN_LENGTH)}; ${analysis.problem}` };
+  if (analysis.ok) return { ok: true, value: text };
+  return { ok: false, expected: `${portableRegexSyntax(MAX_PATTERN_LENGTH)}; ${analysis.problem}` };
 };
 
 /** A pattern of the subset and its number of capture groups (`$1`.. a replacement may use), or what is wrong with it. */
