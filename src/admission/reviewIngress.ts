@@ -1,15 +1,16 @@
 // The admission decision for one Ingress: the checks the sync loop makes
 // (class, annotations with their risk levels, paths), plus ingress-nginx's
 // admission-only ones (a host+path another Ingress serves, a catch-all under
-// --disable-catch-all), and the model run on the Ingress and its hosts'
+// --disable-catch-all, a path another Ingress's regex mode makes unservable), and the model run on the Ingress and its hosts'
 // other Ingresses only. Pure: nothing here runs nginx or touches the network.
 import { judgeIngressVersion } from '../controller/ingressAcceptance.js';
 import { objectKey, type Ingress, type IngressClass } from '../kube/objects.js';
 import { deprecationWarnings } from '../model/annotations/deprecatedAnnotations.js';
 import { buildConfiguration, type AcceptedIngress, type ModelInput } from '../model/buildConfiguration.js';
 import { ingressRef, sameIngress } from '../model/ingressRules.js';
-import { isRegexHost, locationKey } from '../model/locations.js';
+import { isRegexHost, locationKey, UNSERVABLE_PATH } from '../model/locations.js';
 import type { GlobalSettings } from '../model/settings/globalSettings.js';
+import type { IngressProblem } from '../model/types.js';
 import { decideIngressClass, isCatchAllIngress, type IngressClassSettings } from '../store/ingressClassFilter.js';
 import type { AdmissionVerdict } from './admissionReview.js';
 import { ownedPaths, type PathOwnership } from './pathOwnership.js';
@@ -46,7 +47,12 @@ export function reviewIngress(ingress: Ingress, context: AdmissionContext): Admi
 
   const { conflicts, neighbours } = checkPaths(verdict.accepted, context.paths);
   if (conflicts.length > 0) return deny(conflicts, deprecated);
-  return { allowed: true, warnings: [...deprecated, ...verdict.warnings, ...modelWarnings(verdict.accepted, neighbours, context)] };
+  const problems = modelProblems(verdict.accepted, neighbours, context);
+  // A path of its own that its host's regex mode (another Ingress's) makes unservable: the sync loop would drop it.
+  const unservable = problems.filter((problem) => problem.reason === UNSERVABLE_PATH);
+  if (unservable.length > 0) return deny(unservable.map((problem) => problem.message), deprecated);
+  const modelWarnings = problems.map((problem) => `${problem.reason}: ${problem.message}`);
+  return { allowed: true, warnings: [...deprecated, ...verdict.warnings, ...modelWarnings] };
 }
 
 function deny(errors: readonly string[], warnings: readonly string[] = []): AdmissionVerdict {
@@ -80,8 +86,8 @@ function checkPaths(candidate: AcceptedIngress, ownership: PathOwnership): { con
 }
 
 /** The model's problems with the candidate, computed over it and the Ingresses sharing its hosts only. */
-function modelWarnings(candidate: AcceptedIngress, neighbours: ReadonlySet<AcceptedIngress>, context: AdmissionContext): string[] {
+function modelProblems(candidate: AcceptedIngress, neighbours: ReadonlySet<AcceptedIngress>, context: AdmissionContext): IngressProblem[] {
   const result = buildConfiguration({ ...context.model, ingresses: [candidate, ...neighbours] });
   const ref = ingressRef(candidate.ingress);
-  return result.problems.filter((problem) => sameIngress(problem.ingress, ref)).map((problem) => `${problem.reason}: ${problem.message}`);
+  return result.problems.filter((problem) => sameIngress(problem.ingress, ref));
 }

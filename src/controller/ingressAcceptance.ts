@@ -106,7 +106,8 @@ export type IngressVerdict = { ok: true; accepted: AcceptedIngress; warnings: st
 /** Whether one Ingress version may be served: its annotations and its paths (the sync loop and admission share it). */
 export function judgeIngressVersion(ingress: Ingress, annotationsPrefix: string, settings: GlobalSettings): IngressVerdict {
   const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: annotationsPrefix, settings });
-  const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType);
+  const rewrite = annotations.ok ? annotations.value.location.rewrite : undefined;
+  const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType, rewrite);
   if (annotations.ok && pathErrors.length === 0) {
     return { ok: true, accepted: { ingress, annotations: annotations.value }, warnings: annotations.warnings };
   }

@@ -1,6 +1,7 @@
 // A server's locations, in the form and order nginx needs, with
 // ingress-nginx's host-wide regex mode and oldest-wins conflict rule.
 import { sameIngress } from './ingressRules.js';
+import { pathLengthProblem, regexPathProblem } from './regexPaths.js';
 import type { IngressProblem, IngressRef, Location, LocationAnnotations } from './types.js';
 
 /** A path as collected from the Ingresses, before the host's mode is known. */
@@ -20,12 +21,12 @@ export interface DraftLocation {
  * rewrite-target (a documented compatibility behaviour).
  */
 export function isRegexHost(drafts: readonly Pick<DraftLocation, 'path' | 'annotations' | 'generated'>[]): boolean {
-  return drafts.some(
-    (draft) =>
-      !draft.generated &&
-      (draft.annotations.rewrite.useRegex ||
-        (draft.annotations.rewrite.target !== undefined && draft.annotations.rewrite.target !== draft.path)),
-  );
+  return drafts.some((draft) => !draft.generated && asksForRegex(draft.path, draft.annotations.rewrite));
+}
+
+/** Whether a rule path with these annotations turns its host to regex mode. */
+export function asksForRegex(path: string, rewrite: Pick<LocationAnnotations['rewrite'], 'useRegex' | 'target'>): boolean {
+  return rewrite.useRegex || (rewrite.target !== undefined && rewrite.target !== path);
 }
 
 /** Prefix paths compare element-wise, so a trailing slash means nothing (`/foo/` = `/foo`). */
@@ -83,6 +84,14 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
       generated.push(location);
       continue;
     }
+    const unservable = unservableProblem(draft, regex);
+    if (unservable !== undefined) {
+      if (draft.ingress) {
+        const message = `path ${JSON.stringify(draft.path.slice(0, 64))} on host ${hostname} ${unservable}; it is not served`;
+        problems.push({ ingress: draft.ingress, severity: 'warning', reason: UNSERVABLE_PATH, message });
+      }
+      continue;
+    }
     const key = placementKey(location);
     const owner = chosen.get(key);
     if (owner) {
@@ -105,6 +114,19 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
   const locations = [...chosen.values()];
   if (regex) return locations.sort(compareRegex);
   return [...locations, ...slashlessExactTwins(locations)].sort(comparePlain);
+}
+
+/** The reason of the problem reported for a rule path that is not served because nginx would refuse it. */
+export const UNSERVABLE_PATH = 'InvalidPath';
+
+/**
+ * A rule path nginx would refuse in this host's mode. The acceptance checks
+ * refuse such paths of an Ingress that asks for regex mode itself; this
+ * catches another Ingress's path turned into a regex by it, which costs that
+ * location only, never the reload.
+ */
+function unservableProblem(draft: DraftLocation, regex: boolean): string | undefined {
+  return pathLengthProblem(draft.path) ?? (regex ? regexPathProblem(draft.path, draft.annotations.rewrite) : undefined);
 }
 
 /**

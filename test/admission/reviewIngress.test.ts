@@ -114,3 +114,34 @@ test('a canary is checked with its primary: no orphan warning when the primary e
   assert.deepEqual(reviewIngress(canary, contextWith([primary])).warnings, []);
   assert.match(reviewIngress(canary, contextWith([])).warnings.join(), /OrphanCanary/);
 });
+
+test('regex paths nginx would refuse, misread or backtrack on are denied, naming the path; the usual ones are allowed', () => {
+  const context = contextWith([]);
+  const cases: [path: string, annotations: Record<string, string>, message: RegExp][] = [
+    ['/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)', { 'use-regex': 'true', 'rewrite-target': '/$2' }, /named groups/],
+    ['/(', { 'use-regex': 'true' }, /a "\(" is not closed/],
+    ['/(?<host>x)', { 'use-regex': 'true' }, /named groups/],
+    ['/(a+)+$', { 'use-regex': 'true' }, /a repeated group must not itself contain repetition/],
+    [`/${'a'.repeat(4000)}`, {}, /is 4001 bytes long \(at most 1024\)/],
+    ['/api(/|$)', { 'rewrite-target': '/$2' }, /has 1 capture group but its rewrite-target refers to \$2/],
+  ];
+  for (const [path, annotations, message] of cases) {
+    const verdict = reviewIngress(ingress('hostile', [['a.example', path, 'ImplementationSpecific']], annotations), context);
+    assert.equal(verdict.allowed, false, path);
+    assert.ok(verdict.message?.startsWith(`path ${JSON.stringify(path.slice(0, 64))} of host a.example `), verdict.message);
+    assert.match(verdict.message ?? '', message, path);
+  }
+  const usual: [path: string, target: string][] = [['/something(/|$)(.*)', '/${2}'], ['/api/v[0-9]+/(.*)', '/$1'], ['/(.*)', '/$1']];
+  for (const [path, target] of usual) {
+    const verdict = reviewIngress(ingress('usual', [['a.example', path, 'ImplementationSpecific']], { 'rewrite-target': target }), context);
+    assert.equal(verdict.allowed, true, `${path}: ${verdict.message}`);
+  }
+});
+
+test('a path that the host\'s regex mode (another Ingress\'s) would make unservable is denied', () => {
+  const context = contextWith([ingress('regex', [['a.example', '/api/(.*)', 'ImplementationSpecific']], { 'use-regex': 'true' })]);
+  const verdict = reviewIngress(ingress('plain', [['a.example', '/files(', 'ImplementationSpecific']]), context);
+  assert.equal(verdict.allowed, false);
+  assert.match(verdict.message ?? '', /^path "\/files\(" on host a\.example is served as a regular expression .*not closed/);
+  assert.equal(reviewIngress(ingress('plain', [['b.example', '/files(', 'ImplementationSpecific']]), context).allowed, true);
+});

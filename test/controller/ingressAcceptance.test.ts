@@ -76,3 +76,37 @@ test('a version nginx refused is quarantined until a new version arrives, servin
   assert.equal(acceptance.quarantine(next, undefined), true);
   assert.deepEqual(acceptance.update([next], strict).accepted, []);
 });
+
+test('an Ingress asking for regex mode is refused for a path PCRE would not compile as meant, naming the path', () => {
+  const regexVersion = (resourceVersion: string, path: string, annotations: Record<string, string>): Ingress => {
+    const base = version(resourceVersion, annotations, path);
+    const rule = base.spec!.rules![0]!;
+    return { ...base, spec: { rules: [{ ...rule, http: { paths: [{ ...rule.http!.paths[0]!, pathType: 'ImplementationSpecific' }] } }] } };
+  };
+  const useRegex = { [`${prefix}/use-regex`]: 'true' };
+  const rewrite = { [`${prefix}/rewrite-target`]: '/$2' };
+  const cases: [path: string, annotations: Record<string, string>, error: RegExp][] = [
+    ['/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)', { ...useRegex, ...rewrite }, /named groups/],
+    ['/(', useRegex, /a "\(" is not closed/],
+    ['/(?<host>x)', useRegex, /named groups/],
+    ['/(a+)+$', useRegex, /a repeated group must not itself contain repetition/],
+    ['/something(/|$)', rewrite, /has 1 capture group but its rewrite-target refers to \$2/],
+  ];
+  for (const [n, [path, annotations, error]] of cases.entries()) {
+    const acceptance = new IngressAcceptance(prefix);
+    const result = acceptance.update([regexVersion(String(n), path, annotations)], DEFAULT_SETTINGS);
+    assert.deepEqual(result.accepted, [], path);
+    const errors = result.refused[0]?.errors.join('; ') ?? '';
+    assert.ok(errors.startsWith(`path ${JSON.stringify(path)} of host h `), errors);
+    assert.match(errors, error, path);
+  }
+  // Without regex mode the same path is a literal prefix, and the usual regex paths pass.
+  assert.equal(new IngressAcceptance(prefix).update([regexVersion('9', '/(', {})], DEFAULT_SETTINGS).accepted.length, 1);
+  assert.equal(new IngressAcceptance(prefix).update([regexVersion('9', '/something(/|$)(.*)', rewrite)], DEFAULT_SETTINGS).accepted.length, 1);
+});
+
+test('a path over 1024 bytes is refused whatever its type (nginx fails on a token over 4096)', () => {
+  const result = new IngressAcceptance(prefix).update([version('1', {}, `/${'a'.repeat(4000)}`)], DEFAULT_SETTINGS);
+  assert.deepEqual(result.accepted, []);
+  assert.match(result.refused[0]?.errors.join() ?? '', /^path "\/a+" of host h is 4001 bytes long \(at most 1024\)$/);
+});

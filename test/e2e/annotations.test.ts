@@ -199,6 +199,27 @@ describe('an invalid annotation value', () => {
       await untilStatus(cluster, name, 404, { path: '/v1' });
     });
   }
+
+  test('a regex path with a group named like an nginx variable is Rejected, naming the path; the last good version keeps serving', async () => {
+    const name = 'refused-regex-path';
+    await applyAnnotated(cluster, name, { 'use-regex': 'true', 'rewrite-target': '/$1' }, [['/v1/(.*)', 'ImplementationSpecific', 'echo']]);
+    assert.equal(echoed(await untilStatus(cluster, name, 200, { path: '/v1/x' })).path, '/x');
+
+    const hostile = '/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)';
+    await applyAnnotated(cluster, name, { 'use-regex': 'true', 'rewrite-target': '/$2' }, [[hostile, 'ImplementationSpecific', 'echo']]);
+    const [rejection] = await eventually(
+      async () => {
+        const found = await rejections(name);
+        assert.ok(found.length > 0, `no Rejected Warning Event on ${name}`);
+        return found;
+      },
+      { timeoutMs: 15_000 },
+    );
+    assert.ok(rejection?.message?.includes(`path ${JSON.stringify(hostile)} of host ${hostOf(name)}`), rejection?.message);
+    assert.match(rejection?.message ?? '', /named groups/);
+    await untilLaterSyncApplied();
+    assert.equal(echoed(await send(cluster, name, { path: '/v1/x' })).path, '/x');
+  });
 });
 
 describe('backend-protocol', () => {

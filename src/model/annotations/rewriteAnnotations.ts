@@ -1,6 +1,6 @@
 // rewrite-target, use-regex, ssl-redirect and force-ssl-redirect (ingress-nginx's
 // "rewrite" group; app-root and preserve-trailing-slash are not implemented yet).
-import { parseBoolean, patternParser } from '../settings/valueSyntax.js';
+import { parseBoolean, patternParser, type ValueParser } from '../settings/valueSyntax.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
@@ -16,14 +16,22 @@ const PATH_CHARACTER = '[A-Za-z0-9._~:/-]';
  */
 const REWRITE_TARGET = new RegExp(`^(?:/|${CAPTURE})(?:${PATH_CHARACTER}|${CAPTURE})*$`);
 
-const rewriteTarget: AnnotationDefinition<string> = {
-  name: 'rewrite-target',
-  risk: 'Medium',
-  parse: patternParser(
-    REWRITE_TARGET,
-    'a URL path starting with "/" or a capture, made of letters, digits, "-._~:/" and captures $1..$9 or ${1}..${9}',
-  ),
+const parseRewriteTarget = patternParser(
+  REWRITE_TARGET,
+  'a URL path starting with "/" or a capture, made of letters, digits, "-._~:/" and captures $1..$9 or ${1}..${9}',
+);
+
+/**
+ * ingress-nginx documents `${1}`, which nginx reads as a variable named "1"
+ * (and refuses, failing the reload): it becomes `$1`. nginx reads one digit
+ * after `$`, so `${1}0` is exactly `$10`, capture 1 then "0".
+ */
+const parseCaptureReferences: ValueParser<string> = (text) => {
+  const parsed = parseRewriteTarget(text);
+  return parsed.ok ? { ok: true, value: parsed.value.replace(/\$\{([1-9])\}/g, (_, digit: string) => `$${digit}`) } : parsed;
 };
+
+const rewriteTarget: AnnotationDefinition<string> = { name: 'rewrite-target', risk: 'Medium', parse: parseCaptureReferences };
 
 const useRegex: AnnotationDefinition<boolean> = { name: 'use-regex', risk: 'Low', parse: parseBoolean };
 

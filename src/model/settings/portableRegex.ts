@@ -1,18 +1,26 @@
-// User regular expressions that the data plane runs with PCRE (ngx.re) while
-// Portico can only compile them in JavaScript. Only a subset both engines read
-// alike is admitted, so that compiling here predicts compiling there, and
-// nested repetition, which can backtrack exponentially on a hostile header, is
-// refused.
+// User regular expressions that the data plane runs with PCRE (nginx's regex
+// locations and rewrites, ngx.re) while Portico can only compile them in
+// JavaScript. Only a subset both engines read alike is admitted, so that
+// compiling here predicts compiling there, and a repeated group holding
+// repetition or alternation, which can backtrack exponentially on a hostile
+// header or path, is refused.
 import type { ValueParser } from './valueSyntax.js';
 
-const MAX_LENGTH = 256;
+/** Header patterns (canary-by-header-pattern). */
+const MAX_PATTERN_LENGTH = 256;
 /** PCRE caps repetition counts at 65535; no header pattern needs more than this. */
 const MAX_REPEAT = 1000;
+/** PCRE2 refuses groups nested deeper than 250 (its parens_nest_limit); no pattern needs more than this. */
+const MAX_DEPTH = 32;
 
-const EXPECTED =
-  `a regular expression of at most ${MAX_LENGTH} printable ASCII characters, using only literals, ".", ` +
-  'classes [...], groups (...) and (?:...), "|", "^", "$", the quantifiers * + ? {n} {n,} {n,m} (optionally lazy), ' +
-  'and the escapes \\d \\D \\w \\W \\s \\S or "\\" before punctuation';
+/** What the subset admits, for messages. */
+export function portableRegexSyntax(maxLength: number): string {
+  return (
+    `a regular expression of at most ${maxLength} printable ASCII characters, using only literals, ".", ` +
+    'classes [...], groups (...) and (?:...), "|", "^", "$", the quantifiers * + ? {n} {n,} {n,m} (optionally lazy), ' +
+    'and the escapes \\d \\D \\w \\W \\s \\S or "\\" before punctuation'
+  );
+}
 
 const CLASS_ESCAPES = new Set('dDwWsS');
 const PUNCTUATION = /^[!-/:-@[-`{-~]$/;
@@ -20,23 +28,39 @@ const PUNCTUATION = /^[!-/:-@[-`{-~]$/;
 const QUANTIFIER = /^(?:[*+?]|\{(\d{1,4})(,(\d{1,4})?)?\})\??/;
 
 export const parsePortableRegex: ValueParser<string> = (text) => {
-  const problem = portabilityProblem(text) ?? compileProblem(text);
-  return problem === undefined ? { ok: true, value: text } : { ok: false, expected: `${EXPECTED}; ${problem}` };
+  const analysis = analyzePortableRegex(text, MAX_PATTERN_LENGTH);
+  if (analysis.ok) return { ok: true, value: text };
+  return { ok: false, expected: `${portableRegexSyntax(MAX_PATTERN_LENGTH)}; ${analysis.problem}` };
 };
+
+/** A pattern of the subset and its number of capture groups (`$1`.. a replacement may use), or what is wrong with it. */
+export type RegexAnalysis = { ok: true; captures: number } | { ok: false; problem: string };
+
+export function analyzePortableRegex(text: string, maxLength: number): RegexAnalysis {
+  const parsed = portabilityProblem(text, maxLength);
+  if (typeof parsed === 'string') return { ok: false, problem: parsed };
+  const problem = compileProblem(text);
+  return problem === undefined ? { ok: true, captures: parsed } : { ok: false, problem };
+}
 
 /** What a quantifier would apply to. */
 type Operand = { kind: 'none' } | { kind: 'atom' } | { kind: 'group'; repeats: boolean };
 
 interface Group {
-  /** Something inside repeats: repeating the group too would nest repetition. */
+  /**
+   * Something inside repeats, or alternates: repeating the group too would let
+   * the engine split one input among the iterations in exponentially many ways.
+   */
   repeats: boolean;
 }
 
-function portabilityProblem(text: string): string | undefined {
-  if (text.length > MAX_LENGTH) return `it has ${text.length} characters`;
+/** The number of capture groups, or what puts the pattern outside the subset. */
+function portabilityProblem(text: string, maxLength: number): number | string {
+  if (text.length > maxLength) return `it has ${text.length} characters`;
   if (!/^[\x20-\x7e]*$/.test(text)) return 'it has a character outside printable ASCII';
   const groups: Group[] = [{ repeats: false }];
   let operand: Operand = { kind: 'none' };
+  let captures = 0;
   let index = 0;
   while (index < text.length) {
     const char = text[index]!;
@@ -54,6 +78,8 @@ function portabilityProblem(text: string): string | undefined {
     } else if (char === '(') {
       const nonCapturing = text[index + 1] === '?';
       if (nonCapturing && text[index + 2] !== ':') return 'lookarounds, named groups and inline flags are not supported';
+      if (groups.length > MAX_DEPTH) return `groups nest at most ${MAX_DEPTH} deep`;
+      if (!nonCapturing) captures += 1;
       groups.push({ repeats: false });
       operand = { kind: 'none' };
       index += nonCapturing ? 3 : 1;
@@ -72,7 +98,7 @@ function portabilityProblem(text: string): string | undefined {
       const unbounded = '*+'.includes(char) || (comma !== undefined && max === undefined);
       const repeats = unbounded || (char === '{' && Number(max ?? min) > 1);
       if (repeats && operand.kind === 'group' && operand.repeats) {
-        return 'a repeated group must not itself contain repetition (it can backtrack exponentially)';
+        return 'a repeated group must not itself contain repetition or "|" (it can backtrack exponentially)';
       }
       group.repeats ||= repeats;
       operand = { kind: 'none' };
@@ -82,10 +108,11 @@ function portabilityProblem(text: string): string | undefined {
     } else {
       // Anchors and "|" leave nothing to repeat; "." and literals do.
       operand = '^$|'.includes(char) ? { kind: 'none' } : { kind: 'atom' };
+      if (char === '|') group.repeats = true;
       index += 1;
     }
   }
-  return groups.length > 1 ? 'a "(" is not closed' : undefined;
+  return groups.length > 1 ? 'a "(" is not closed' : captures;
 }
 
 /** Letters and digits after "\" mean different things to each engine (or are backreferences), except the classes. */

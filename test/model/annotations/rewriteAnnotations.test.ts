@@ -3,8 +3,15 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
 
 test('rewrite-target accepts URL paths with captures', () => {
-  for (const target of ['/', '/$1', '/api/$2', '/${1}/x', '$1', '/v1/models:predict', '/a-b_c.d~e', '/$10']) {
+  for (const target of ['/', '/$1', '/api/$2', '$1', '/v1/models:predict', '/a-b_c.d~e', '/$10']) {
     assert.equal(accepted({ 'rewrite-target': target }).value.location.rewrite.target, target, target);
+  }
+});
+
+test('rewrite-target ${N} (ingress-nginx documents it; nginx reads a variable named "N") becomes $N, exactly', () => {
+  const cases = [['/${1}/x', '/$1/x'], ['/${2}', '/$2'], ['${1}', '$1'], ['/${1}0', '/$10'], ['/${1}${2}', '/$1$2']] as const;
+  for (const [target, rendered] of cases) {
+    assert.equal(accepted({ 'rewrite-target': target }).value.location.rewrite.target, rendered, target);
   }
 });
 
@@ -16,6 +23,9 @@ test('rewrite-target refuses anything that is not an anchored path', () => {
     '/$host',
     '/$0',
     '/${name}',
+    '/${10}',
+    '/${1',
+    '/$',
     '/a;return 200 x',
     '/a b',
     '/a"b',

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parsePortableRegex } from '../../../src/model/settings/portableRegex.js';
+import { analyzePortableRegex, parsePortableRegex } from '../../../src/model/settings/portableRegex.js';
 
 const problemOf = (pattern: string): string => {
   const parsed = parsePortableRegex(pattern);
@@ -71,6 +71,27 @@ test('nested repetition, which backtracks exponentially, is refused', () => {
   for (const pattern of ['(a+)?', '(a+){0,1}', '(a+){1}', '(a?)+']) {
     assert.equal(parsePortableRegex(pattern).ok, true, pattern);
   }
+});
+
+test('a repeated group with alternatives, which can split one input exponentially many ways, is refused', () => {
+  for (const pattern of ['(a|aa)+$', '(?:a|b)*', '((a|b)c){2,}', '(x|)+']) {
+    assert.ok(problemOf(pattern).startsWith('a repeated group must not itself contain repetition or "|"'), pattern);
+  }
+  for (const pattern of ['(a|b)?', '(/|$)(.*)', 'a|b+', '(?:a|b)c+']) {
+    assert.equal(parsePortableRegex(pattern).ok, true, pattern);
+  }
+});
+
+test('groups nest at most 32 deep (PCRE2 refuses 250)', () => {
+  const nested = (depth: number) => `${'('.repeat(depth)}a${')'.repeat(depth)}`;
+  assert.equal(parsePortableRegex(nested(32)).ok, true);
+  assert.equal(problemOf(nested(33)), 'groups nest at most 32 deep');
+});
+
+test('the analysis counts capture groups, not (?:...) ones or parentheses in classes or escaped', () => {
+  assert.deepEqual(analyzePortableRegex('/something(/|$)(.*)', 1024), { ok: true, captures: 2 });
+  assert.deepEqual(analyzePortableRegex('(?:a)(b(c))[(]\\(', 1024), { ok: true, captures: 2 });
+  assert.deepEqual(analyzePortableRegex('abc', 2), { ok: false, problem: 'it has 3 characters' });
 });
 
 test('what only compiling finds is refused with the engine message', () => {

@@ -89,11 +89,12 @@ export function template(value: string): Argument {
 
 /**
  * A user-authored replacement (rewrite-target) where only the regex captures
- * `$1`..`$9` (or `${1}`..`${9}`) are meant; every other `$` is taken literally, so a user can
- * neither read other variables nor name an unknown one and break the reload.
+ * `$1`..`$9` are meant; every other `$` is taken literally, so a user can
+ * neither read other variables nor name an unknown one and break the reload
+ * (`${1}` too: nginx reads it as a variable named "1").
  */
 export function captureTemplate(value: string): Argument {
-  return quoted(value.replace(/\$(?![1-9]|\{[1-9]\})/g, '${dollar}'));
+  return quoted(value.replace(/\$(?![1-9])/g, '${dollar}'));
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
 } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { escapeRegex } from './regex.js';
+import { escapeRegex, matchLimited } from './regex.js';
 import { BALANCER_UPSTREAM, needsBalancerFeedback, PENDING_ROUTE_LOCATION, renderBalancerHooks, renderPendingRouteHook } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
@@ -52,7 +52,7 @@ function locationMatchers(location: Location, exactPaths: ReadonlySet<string>): 
     case 'exact':
       return [[raw.keyword('='), literal(absolutePath(location.path))]];
     case 'regex':
-      return [[raw.keyword('~*'), literal(`^${location.path}`)]];
+      return [[raw.keyword('~*'), literal(matchLimited(`^${location.path}`))]];
     case 'prefix': {
       const path = prefixPath(location.path);
       if (path === '/') return [[literal('/')]];
@@ -205,13 +205,13 @@ function renderProxy(
 
 /**
  * What `rewrite` matches: in regex mode the location's own regex (as
- * ingress-nginx, case-insensitive like `~*`); otherwise the literal path,
+ * ingress-nginx, case-insensitive like `~*`, match-limited like it); otherwise the literal path,
  * anchored, whole for exact and as a prefix for prefix locations.
  */
 function rewriteRegex(location: Location): string {
   switch (location.match) {
     case 'regex':
-      return `(?i)^${location.path}`;
+      return matchLimited(`(?i)^${location.path}`);
     case 'exact':
       return `^${escapeRegex(location.path)}$`;
     case 'prefix':

@@ -39,6 +39,9 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   renderLuaModules(root, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
+  // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
+  // up to PCRE2's default match limit (nginx sets none) costs a fraction of the interpreter's CPU.
+  root.directive('pcre_jit', onOff(true));
   root.from(SETTINGS_ORIGIN, () => {
     root.directive('worker_processes', workerProcesses(settings));
     root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));

@@ -82,6 +82,10 @@ describe('captureTemplate', () => {
   test('keeps $1..$9 and makes every other $ literal', () => {
     assert.equal(captureTemplate('/$1/$2x/$0/$host/${x}/$').word, '/$1/$2x/${dollar}0/${dollar}host/${dollar}{x}/${dollar}');
   });
+
+  test('makes ${1} literal too: nginx would read it as a variable named "1" and refuse the configuration', () => {
+    assert.equal(captureTemplate('/${1}/$1').word, '/${dollar}{1}/$1');
+  });
 });
 
 describe('filePath', () => {

@@ -9,6 +9,7 @@ import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx
 import type { BackendProtocol, Configuration } from '../../../../src/model/types.js';
 import { annotations, backend, certificate, configuration, ingressRef, location, server, testContext, BALANCER_HOOKS } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
+import { matchLimited } from '../../../../src/dataplane/nginx/render/regex.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, servers, skeleton } from './parsedTree.js';
 
@@ -208,8 +209,10 @@ describe('hostile values in user-controlled fields', () => {
 
   test('the hostile regex path and log format are single arguments', () => {
     const regexServer = serverMatching(tree, 'regex.example.com');
-    const regexLocation = locationOf(regexServer, '~*', `^${HOSTILE_REGEX_PATH}`);
-    assert.deepEqual(argsOf(regexLocation, 'rewrite'), [[`(?i)^${HOSTILE_REGEX_PATH}`, asCaptureTemplate(`/$1${HOSTILE_REGEX_PATH}`), 'break']]);
+    const regexLocation = locationOf(regexServer, '~*', matchLimited(`^${HOSTILE_REGEX_PATH}`));
+    assert.deepEqual(argsOf(regexLocation, 'rewrite'), [
+      [matchLimited(`(?i)^${HOSTILE_REGEX_PATH}`), asCaptureTemplate(`/$1${HOSTILE_REGEX_PATH}`), 'break'],
+    ]);
     const http = named(tree, 'http')[0];
     assert.deepEqual(argsOf(http ?? { name: '', args: [] }, 'log_format'), [['upstreaminfo', HOSTILE_LOG_FORMAT]]);
   });

@@ -246,14 +246,17 @@ describe('locations', () => {
     assert.deepEqual(argsOf(host, 'location'), [['=', '/a'], ['/a/'], ['=', '/b'], ['/b/'], ['=', '/c'], ['/c/'], ['/']]);
   });
 
-  test('regex paths are anchored, case-insensitive, and rewritten with their captures', () => {
+  test('regex paths are anchored, case-insensitive, match-limited, and rewritten with their captures', () => {
     const config = hostConfig('a.example.com', [
       location('/api(/|$)(.*)', 'regex', web.name, { annotations: { rewrite: { target: '/$2?from=$host' } } }),
       location('/', 'regex', web.name),
     ]);
     const host = serverNamed(parsed(config), 'a.example.com');
-    assert.deepEqual(argsOf(host, 'location'), [['~*', '^/api(/|$)(.*)'], ['~*', '^/']]);
-    assert.deepEqual(argsOf(locationOf(host, '~*', '^/api(/|$)(.*)'), 'rewrite'), [['(?i)^/api(/|$)(.*)', '/$2?from=${dollar}host', 'break']]);
+    const limit = '(*LIMIT_MATCH=100000)';
+    assert.deepEqual(argsOf(host, 'location'), [['~*', `${limit}^/api(/|$)(.*)`], ['~*', `${limit}^/`]]);
+    assert.deepEqual(argsOf(locationOf(host, '~*', `${limit}^/api(/|$)(.*)`), 'rewrite'), [
+      [`${limit}(?i)^/api(/|$)(.*)`, '/$2?from=${dollar}host', 'break'],
+    ]);
   });
 
   test('a prefix or exact rewrite matches the literal path', () => {
