@@ -90,8 +90,8 @@ test('in a snapshot, each hostile path costs its own location only: the others o
     accepted(ingress('plain', 'plain.example', [['/(', 'ImplementationSpecific', 'web']])),
   ];
   const result = build(ingresses);
-  assert.deepEqual(locationsOf(result, 'tenant.example'), ['regex /something(/|$)(.*) -> app-web-80', 'regex / -> 404']);
-  assert.deepEqual(locationsOf(result, 'plain.example'), ['prefix / -> 404', 'prefix /( -> app-web-80']);
+  assert.deepEqual(locationsOf(result, 'tenant.example'), ['regex /something(/|$)(.*) -> app/web:80', 'regex / -> 404']);
+  assert.deepEqual(locationsOf(result, 'plain.example'), ['prefix / -> 404', 'prefix /( -> app/web:80']);
   assert.deepEqual(problemsOf(result), hostile.map((_, n) => `hostile-${n} InvalidPath`));
   for (const [n, path] of hostile.entries()) {
     assert.ok(result.problems[n]?.message.startsWith(`path ${JSON.stringify(path.slice(0, 64))} on host tenant.example `), path);
@@ -103,7 +103,7 @@ test('a path another Ingress turns into a regex is dropped with a problem on its
     accepted(ingress('regex', 'shared.example', [['/api/(.*)', 'ImplementationSpecific', 'api']]), { useRegex: true }),
     accepted(ingress('neighbour', 'shared.example', [['/docs', 'Prefix', 'web'], ['/files(', 'ImplementationSpecific', 'web']])),
   ]);
-  assert.deepEqual(locationsOf(result, 'shared.example'), ['regex /api/(.*) -> app-api-80', 'regex /docs -> app-web-80', 'regex / -> 404']);
+  assert.deepEqual(locationsOf(result, 'shared.example'), ['regex /api/(.*) -> app/api:80', 'regex /docs -> app/web:80', 'regex / -> 404']);
   assert.deepEqual(problemsOf(result), ['neighbour InvalidPath']);
   assert.match(result.problems[0]?.message ?? '', /^path "\/files\(" on host shared\.example is served as a regular expression .* not closed/);
 });

@@ -69,7 +69,7 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
     tenant = await startEchoServer({ service: 'tenant-web', instance: 'tenant-1', host: '127.0.0.1', port: 0 });
     victim = await startEchoServer({ service: 'victim-secret', instance: 'victim-1', host: '127.0.0.1', port: 0 });
     const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
-    context = testContext({ ports: { http, https, defaultServer, status }, paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock') } });
+    context = testContext({ ports: { http, https, defaultServer, status }, paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock'), configurationSocket: join(socketDir, 'configuration.sock') } });
 
     const objects = [serviceAt('tenant', 'web', tenant.port), serviceAt('victim', 'secret', victim.port)];
     const ingresses = [
