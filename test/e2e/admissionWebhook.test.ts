@@ -103,7 +103,7 @@ describe('admission webhook registered with the API server', () => {
     const message = await refusal(create(badAnnotation('bad-annotation')));
     assert.equal(
       message,
-      `admission webhook "${WEBHOOK}" denied the request: annotation ${PREFIX}/proxy-body-size: invalid value "8m; evil"; expected an nginx size such as 1m, 512k or 0`,
+      `admission webhook "${WEBHOOK}" denied the request: annotation ${PREFIX}/proxy-body-size: invalid value "8m; evil"; expected an nginx size such as 1m, 512k or 0, at most 8589934591g`,
     );
     assert.equal(await exists('bad-annotation'), false);
   });
