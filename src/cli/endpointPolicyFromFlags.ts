@@ -14,9 +14,37 @@ export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | unde
   const ports = [flags.httpPort, flags.httpsPort, flags.defaultServerPort, flags.statusPort, flags.healthzPort];
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
-  const interfaceAddresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+  const interfaces = new InterfaceAddresses();
   return {
-    guard: { porticoPorts: [...new Set(ports)], interfaceAddresses, refuseLoopbackEverywhere: !flags.manifests },
+    guard: {
+      porticoPorts: [...new Set(ports)],
+      get interfaceAddresses() {
+        return interfaces.current();
+      },
+      refuseLoopbackEverywhere: !flags.manifests,
+    },
     externalNames: !flags.disableSvcExternalName,
   };
 }
+
+/**
+ * The machine's addresses, read again when a second has passed: an address
+ * added after the start (a new interface, a moved pod IP) must not let a
+ * backend loop to Portico's own port; each sync reads many endpoints, so not
+ * on every read.
+ */
+class InterfaceAddresses {
+  private addresses: readonly string[] = [];
+  private readAt = Number.NEGATIVE_INFINITY;
+
+  current(): readonly string[] {
+    const now = performance.now();
+    if (now - this.readAt >= REREAD_AFTER_MS) {
+      this.addresses = Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((entry) => entry.address));
+      this.readAt = now;
+    }
+    return this.addresses;
+  }
+}
+
+const REREAD_AFTER_MS = 1000;
