@@ -94,7 +94,7 @@ test('SNI picks the exact host, then the one-label wildcard, then the default; n
 
   const stored = await statusRequest(nginx.ports.status, 'GET', '/configuration/certificates');
   assert.equal(stored.status, 200);
-  assert.equal(JSON.parse(stored.body).default, 'fallback');
+  assert.equal((JSON.parse(stored.body) as { default?: string }).default, 'fallback');
 });
 
 test('a rotated certificate is served from the next handshake on, without a reload', options, async () => {
