@@ -56,6 +56,8 @@ export class MasterProcess {
     try {
       await once(child, 'spawn'); // rejects on 'error'
     } catch (error) {
+      // `exited` rejects with the same 'error' (events.once): the throw below reports it, once.
+      void exited.catch(() => undefined);
       throw new Error(`cannot start nginx (${binary}): ${(error as Error).message}`);
     }
     if (child.pid === undefined) throw new Error('nginx started without a pid');
