@@ -195,7 +195,7 @@ async function createExisting(cluster: E2eCluster, synthetic: SyntheticCluster):
             paths: (rule.http?.paths ?? []).map((path) => ({ ...path, backend: { service: { name: SERVICE, port: { name: 'http' } } } })),
           },
         })),
-      } as V1Ingress['spec'],
+      },
     };
     await cluster.networking.createNamespacedIngress({ namespace: cluster.namespace, body });
   });

@@ -131,7 +131,7 @@ function collectorCost(): { portico: number; promClient: number } {
       counter.inc(series);
       const values = [record.upstreamConnectTime, record.upstreamHeaderTime, record.upstreamResponseTime, record.requestTime,
         record.bytesSent, record.requestLength, record.bytesSent];
-      histograms.forEach((histogram, i) => values[i] !== undefined && histogram.observe(series, values[i]!));
+      histograms.forEach((histogram, i) => values[i] !== undefined && histogram.observe(series, values[i]));
     }
   });
   return { portico, promClient };

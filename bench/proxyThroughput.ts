@@ -207,7 +207,7 @@ function requirePid(pid: number | undefined): number {
 // ---- the three nginx instances ----
 
 /** An nginx run by Portico's own process manager, in a throw-away prefix. */
-async function startNginx(conf: (layout: PrefixLayout) => string): Promise<{ nginx: NginxProcess; stop(): Promise<void> }> {
+async function startNginx(conf: (layout: PrefixLayout) => string): Promise<{ nginx: NginxProcess; stop: () => Promise<void> }> {
   const prefix = await mkdtemp(join(tmpdir(), 'portico-bench-nginx-'));
   const nginx = new NginxProcess({ prefix, logger: silentLogger() });
   const stop = async (): Promise<void> => {
@@ -293,7 +293,7 @@ function staticUpstreamConf(layout: PrefixLayout, port: number, backendPort: num
 }
 
 /** Portico on a manifest folder routing HOST to the backend, once it answers 200 through it. */
-async function startPorticoProxy(backendPort: number, logging: Logging): Promise<{ process: PorticoProcess; stop(): Promise<void> }> {
+async function startPorticoProxy(backendPort: number, logging: Logging): Promise<{ process: PorticoProcess; stop: () => Promise<void> }> {
   const manifests = await mkdtemp(join(tmpdir(), 'portico-bench-manifests-'));
   const [configMapNamespace, configMapName] = CONFIG_MAP.split('/');
   const objects = [

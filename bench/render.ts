@@ -128,7 +128,7 @@ async function measureSize(ingresses: number, runCount: number): Promise<SizeRep
     const heapBeforeBytes = process.memoryUsage().heapUsed;
     const cluster = syntheticCluster(ingresses, certificate);
 
-    const first = await measureFirstSync(cluster, context, layout, defaults, gc);
+    const first = await measureFirstSync(cluster, context, layout, defaults, () => gc());
 
     const laterRuns: StepTimes[] = [];
     for (let run = 0; run < runCount; run++) {

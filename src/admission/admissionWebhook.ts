@@ -16,7 +16,7 @@ export interface AdmissionWebhookOptions {
   store: Store;
   storeSettings: StoreSettings;
   /** The sync loop's last model input; the webhook starts after the first sync. */
-  lastInput(): ModelInput | undefined;
+  lastInput: () => ModelInput | undefined;
   logger: Logger;
 }
 

@@ -42,7 +42,7 @@ interface OpenedSource {
   events: EventRecorder;
   /** The API server, when the source is a cluster (status and leader election need it). */
   cluster?: { client: KubeHttpClient; contextNamespace: string | undefined };
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function openSource(flags: Flags, store: Store, logger: Logger): Promise<OpenedSource> {

@@ -32,7 +32,7 @@ export interface StatusReporterOptions {
   client: KubeHttpClient;
   identity: ControllerIdentity;
   /** The store's current version of an Ingress. */
-  ingress(key: string): Ingress | undefined;
+  ingress: (key: string) => Ingress | undefined;
   settings: StatusSettings;
   logger: Logger;
   /** Told when this replica starts or stops leading the Lease `electionId` (the leader election metric). */

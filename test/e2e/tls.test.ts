@@ -78,7 +78,7 @@ async function httpsOutcome(
 ): Promise<{ certificate: string; answer: string }> {
   const result = await httpGet({ port: portico.ports.https, host, path, https: true });
   const peer = result.certificate;
-  const certificate = peer?.subject.CN === FAKE_CERTIFICATE_CN ? FAKE_CERTIFICATE_CN : `${peer?.subject.CN} ${peer?.fingerprint256}`;
+  const certificate = peer?.subject.CN === FAKE_CERTIFICATE_CN ? FAKE_CERTIFICATE_CN : `${String(peer?.subject.CN)} ${peer?.fingerprint256}`;
   return { certificate, answer: answerOf(result) };
 }
 

@@ -94,9 +94,10 @@ test('SNI picks the exact host, then the one-label wildcard, then the default; n
 
   const stored = await statusRequest(nginx.ports.status, 'GET', '/configuration/certificates');
   assert.equal(stored.status, 200);
-  assert.equal(JSON.parse(stored.body).default, 'fallback');
+  const document = JSON.parse(stored.body) as { default?: string; certificates?: string[] };
+  assert.equal(document.default, 'fallback');
   // GET names the certificates; it never serves their PEMs (each holds a private key).
-  assert.deepEqual(JSON.parse(stored.body).certificates, ['exact', 'fallback', 'wildcard']);
+  assert.deepEqual(document.certificates, ['exact', 'fallback', 'wildcard']);
   assert.doesNotMatch(stored.body, /PRIVATE KEY|BEGIN/);
 });
 

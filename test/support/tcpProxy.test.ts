@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 
 const quietPeriodMs = 200;

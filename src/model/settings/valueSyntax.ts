@@ -19,6 +19,7 @@ function refused<T>(expected: string): ParsedValue<T> {
  * C0 controls (CR, LF, TAB, NUL...), DEL and C1 controls: never meaningful in
  * a value, and CR/LF split nginx directives (CVE-2024-7646).
  */
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Describes the first control character of `text` (without echoing the text), or undefined when there is none. */

@@ -75,7 +75,7 @@ test('start() serves the configuration from the prefix, with unprivileged worker
   const [worker = 0] = workers;
   if (process.getuid?.() === 0) {
     assert.notEqual(processUid(worker), 0, 'workers drop root');
-    for (const dir of Object.values(layout.temp)) assert.equal(ownerUid(dir), processUid(worker), `${dir} belongs to the worker user`);
+    for (const dir of Object.values(layout.temp) as string[]) assert.equal(ownerUid(dir), processUid(worker), `${dir} belongs to the worker user`);
   }
 });
 

@@ -18,7 +18,7 @@ const mode = (path: string): number => statSync(path).mode & 0o777;
 
 test('every path is absolute and inside the prefix', () => {
   const layout = prefixLayout('relative/prefix');
-  const paths = [...Object.values(layout).filter((value): value is string => typeof value === 'string'), ...Object.values(layout.temp)];
+  const paths = [...Object.values(layout).filter((value): value is string => typeof value === 'string'), ...(Object.values(layout.temp) as string[])];
   for (const path of paths) assert.ok(path.startsWith(`${layout.prefix}`) && layout.prefix.startsWith('/'), path);
   assert.equal(layout.configFile, join(layout.prefix, 'conf/nginx.conf'));
   assert.equal(layout.temp.clientBody, join(layout.prefix, 'tmp/client_body'));

@@ -129,7 +129,7 @@ test('a deleted file takes its objects with it', async () => {
 
 test('a file with broken YAML is an error naming it; the other files stay loaded', async () => {
   const lines: { level: number; file?: string; msg: string }[] = [];
-  const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
   write('good.yaml', service('web'));
   await start({ logger });
 

@@ -49,10 +49,15 @@ export class MasterProcess {
     // to /dev/stdout or stderr, they reach the container log without passing
     // through (and waiting on) Portico's event loop.
     const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', binary, ...args], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
-    const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }) as ProcessExit);
+    const exited = once(child, 'exit').then((args): ProcessExit => {
+      const [code, signal] = args as [ProcessExit['code'], ProcessExit['signal']];
+      return { code, signal };
+    });
     try {
       await once(child, 'spawn'); // rejects on 'error'
     } catch (error) {
+      // `exited` rejects with the same 'error' (events.once): the throw below reports it, once.
+      void exited.catch(() => undefined);
       throw new Error(`cannot start nginx (${binary}): ${(error as Error).message}`);
     }
     if (child.pid === undefined) throw new Error('nginx started without a pid');

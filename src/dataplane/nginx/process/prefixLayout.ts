@@ -51,6 +51,7 @@ const MAX_SOCKET_PATH_BYTES = 107;
 
 // Characters that would need escaping inside an nginx token, or that nginx
 // interpolates ($) or expands (include globs): a prefix never needs them.
+// eslint-disable-next-line no-control-regex
 const UNSAFE_PATH_CHARACTERS = /[\x00-\x1f\x7f"\\$*?[]/;
 
 export function prefixLayout(prefix: string): PrefixLayout {

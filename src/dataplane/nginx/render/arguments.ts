@@ -111,6 +111,7 @@ export function unixSocket(path: string): Argument {
 }
 
 function checkedFilePath(value: string): string {
+  // eslint-disable-next-line no-control-regex
   if (value === '' || /[$*?[\x00-\x1f\x7f]/.test(value)) throw new Error(`unsupported file path for nginx: ${describeValue(value)}`);
   return value;
 }

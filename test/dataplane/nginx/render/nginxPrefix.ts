@@ -63,7 +63,7 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
   await chmod(dir, 0o755);
   const inPrefix = (path: string): string => join(dir, path);
   const { paths } = context;
-  for (const file of [paths.errorLog, paths.accessLog, ...Object.values(paths.temp), paths.fakeCertificate, paths.noEndpointsSocket, paths.configurationSocket]) {
+  for (const file of [paths.errorLog, paths.accessLog, ...(Object.values(paths.temp) as string[]), paths.fakeCertificate, paths.noEndpointsSocket, paths.configurationSocket]) {
     await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });

@@ -395,7 +395,7 @@ describe('locations', () => {
     const http = only(tree, 'http').children ?? [];
     const peer = named(http, 'map').find((map) => map.args[1] === '$portico_no_endpoints_peer');
     assert.deepEqual(peer?.args, ['', '$portico_no_endpoints_peer']);
-    assert.deepEqual(argsOf(peer!, 'default'), [['unix:run/no-endpoints.sock']]);
+    assert.deepEqual(argsOf(peer, 'default'), [['unix:run/no-endpoints.sock']]);
     const noEndpoints = named(http, 'server').filter((block) => argsOf(block, 'listen').some(([address]) => address === 'unix:run/no-endpoints.sock'));
     assert.equal(noEndpoints.length, 1);
     assert.deepEqual(argsOf(locationOf(noEndpoints[0]!, '/'), 'return'), [['503']]);
