@@ -94,10 +94,10 @@ test('SNI picks the exact host, then the one-label wildcard, then the default; n
 
   const stored = await statusRequest(nginx.ports.status, 'GET', '/configuration/certificates');
   assert.equal(stored.status, 200);
-  const document = JSON.parse(stored.body) as { default?: string; certificates?: string[] };
-  assert.equal(document.default, 'fallback');
+  const storedDocument = JSON.parse(stored.body) as { default?: string; certificates?: string[] };
+  assert.equal(storedDocument.default, 'fallback');
   // GET names the certificates; it never serves their PEMs (each holds a private key).
-  assert.deepEqual(document.certificates, ['exact', 'fallback', 'wildcard']);
+  assert.deepEqual(storedDocument.certificates, ['exact', 'fallback', 'wildcard']);
   assert.doesNotMatch(stored.body, /PRIVATE KEY|BEGIN/);
 });
 
