@@ -80,6 +80,7 @@ export class ConfigBuilder {
 
   /** A line of nginx configuration as it is (see ConfigVerbatim): never for anything but an admitted snippet. */
   verbatim(text: string): this {
+    // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
     if (/[\x00-\x08\x0a-\x1f\x7f]/.test(text)) throw new Error('a verbatim line must be one line without control characters');
     this.#nodes.push({ kind: 'verbatim', text, origin: this.#origin });
     return this;

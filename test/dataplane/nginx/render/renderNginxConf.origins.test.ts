@@ -21,7 +21,7 @@ test("location lines are their Ingress's, settings lines the settings', the rest
   const originOf = (pattern: RegExp): unknown[] => {
     const numbers = lines.flatMap((line, index) => (pattern.test(line) ? [index + 1] : []));
     assert.ok(numbers.length > 0, `no line matches ${pattern}`);
-    return [...new Set(numbers.map((number) => JSON.stringify(originOfLine(config, origins, number))))].map((text) => JSON.parse(text));
+    return [...new Set(numbers.map((number) => JSON.stringify(originOfLine(config, origins, number))))].map((text) => JSON.parse(text) as unknown);
   };
   const shop = (name: string) => [{ kind: 'ingress', ingress: ingressRef('shop', name) }];
   assert.deepEqual(originOf(/location "\/api\/"/), shop('api'));
@@ -29,7 +29,7 @@ test("location lines are their Ingress's, settings lines the settings', the rest
   assert.deepEqual(originOf(/add_header X-S "1";/), shop('snippet'));
   assert.deepEqual(originOf(/^\s*worker_processes /), [{ kind: 'settings' }]);
   // The http block's own (the configuration server sets its own, which are Portico's).
-  assert.deepEqual(originOf(/^    keepalive_timeout /), [{ kind: 'settings' }]);
+  assert.deepEqual(originOf(/^ {4}keepalive_timeout /), [{ kind: 'settings' }]);
   assert.deepEqual(originOf(/^\s*listen /), [{ kind: 'portico' }]);
   assert.deepEqual(originOf(/^\s*load_module /), [{ kind: 'portico' }]);
   // The generated "/" of each server is Portico's.
