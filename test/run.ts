@@ -2,17 +2,24 @@
  * Runs the test suite against one shared control plane:
  *   node --import tsx test/run.ts [test files...]
  * With no arguments every test/**\/*.test.ts runs. Exits with the test run's code.
+ * Ends with the coverage of src/ (the whole lcov report: .portico/coverage/lcov.info).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startControlPlane } from './support/controlPlane.js';
+import { coverageSummary, parseLcov } from './support/coverageSummary.js';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const testConcurrency = 2;
+const coverageDir = join(repoRoot, '.portico', 'coverage');
+const lcovFile = join(coverageDir, 'lcov.info');
+/** Files under this share of their lines covered are named in the summary. */
+const COVERAGE_THRESHOLD = 80;
 
 async function main(): Promise<number> {
   const requested = process.argv.slice(2);
@@ -25,14 +32,33 @@ async function main(): Promise<number> {
   const plane = await startControlPlane();
   try {
     process.stderr.write(`test control plane ${plane.server} ready in ${Math.round(performance.now() - startedAt)} ms\n`);
-    return await runTests(files, {
+    await mkdir(coverageDir, { recursive: true });
+    const code = await runTests(files, {
       ...process.env,
+      // Every node process below (test files, the Portico processes they start from dist/) maps its
+      // coverage to src/ through the source maps; Node's runner collects the child processes' too.
+      NODE_OPTIONS: [process.env['NODE_OPTIONS'], '--enable-source-maps'].filter(Boolean).join(' '),
       PORTICO_TEST_ADMIN_KUBECONFIG: plane.adminKubeconfig,
       PORTICO_TEST_CONTROLLER_KUBECONFIG: plane.controllerKubeconfig,
       PORTICO_TEST_SERVER: plane.server,
     });
+    await printCoverage();
+    return code;
   } finally {
     await plane.stop();
+  }
+}
+
+/** The summary of src/'s coverage, as comment lines after the runner's closing summary (where Node puts its report). */
+async function printCoverage(): Promise<void> {
+  try {
+    const sources = (await readdir(join(repoRoot, 'src'), { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+      .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)));
+    const lines = coverageSummary(parseLcov(await readFile(lcovFile, 'utf8')), sources, 'src/', COVERAGE_THRESHOLD);
+    process.stdout.write(`${lines.map((line) => `# ${line}`).join('\n')}\n# (every file: ${relative(repoRoot, lcovFile)})\n`);
+  } catch (error) {
+    process.stdout.write(`# no coverage summary: ${(error as Error).message}\n`);
   }
 }
 
@@ -48,11 +74,16 @@ async function findTestFiles(dir: string): Promise<string[]> {
 
 function runTests(files: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((done, reject) => {
-    const tests = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${testConcurrency}`, ...files], {
-      cwd: repoRoot,
-      env,
-      stdio: 'inherit',
-    });
+    const tests = spawn(
+      process.execPath,
+      [
+        '--import', 'tsx', '--test', `--test-concurrency=${testConcurrency}`, '--experimental-test-coverage',
+        '--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=lcov', `--test-reporter-destination=${lcovFile}`,
+        ...files,
+      ],
+      { cwd: repoRoot, env, stdio: ['inherit', 'pipe', 'inherit'] },
+    );
+    passWithoutCoverageTable(tests.stdout);
     // Ctrl-C or a CI cancel: let the tests end, then the finally block stops the control plane.
     const forward = (signal: NodeJS.Signals): void => {
       tests.kill(signal);
@@ -60,11 +91,22 @@ function runTests(files: readonly string[], env: NodeJS.ProcessEnv): Promise<num
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     tests.once('error', reject);
-    tests.once('exit', (code, signal) => {
+    // 'close', not 'exit': once its output has been read too.
+    tests.once('close', (code, signal) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
       done(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
     });
+  });
+}
+
+/** Copies the runner's TAP to stdout, less its coverage table (every file, tests included): printCoverage() sums up src/. */
+function passWithoutCoverageTable(tap: NodeJS.ReadableStream): void {
+  let inTable = false;
+  createInterface({ input: tap, crlfDelay: Infinity }).on('line', (line) => {
+    if (line === '# start of coverage report') inTable = true;
+    if (!inTable) process.stdout.write(`${line}\n`);
+    if (line === '# end of coverage report') inTable = false;
   });
 }
 
