@@ -1,6 +1,6 @@
 // The coverage of src/ that test/run.ts prints at the end of a run, from the
-// lcov file of Node's test runner. Portico processes the tests start run
-// dist/ with source maps, so their lines count for the src/ files too.
+// lcov file of Node's test runner: the code the test processes ran themselves
+// (the Portico processes they start run dist/, which is reported apart).
 
 export interface FileCoverage {
   readonly file: string;
