@@ -31,4 +31,9 @@ if [ "$(cat node_modules/.portico-lock-hash 2>/dev/null)" != "$lock_hash" ]; the
   echo "$lock_hash" > node_modules/.portico-lock-hash
 fi
 
-npx tsc -p tsconfig.json
+# Incremental: a second run re-emits only what changed (about 4 s instead of 12 s on
+# 2 cores). The build info lives in dist/, so removing dist/ rebuilds everything;
+# touched, it dates the build (tsc leaves it alone when nothing needed emitting),
+# which the tests check against src/ before they start dist/.
+npx tsc -p tsconfig.json --incremental --tsBuildInfoFile dist/.tsbuildinfo
+touch dist/.tsbuildinfo

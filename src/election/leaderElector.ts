@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeApiError } from '../kube/kubeHttpClient.js';
 import type { Logger } from '../log/logger.js';
+import { backoffDelay } from '../retry/backoff.js';
 import { microTime, type LeaderRecord, type LeaseLock, type ObservedLease } from './leaseLock.js';
 
 export interface ElectionTimings {
@@ -25,6 +26,11 @@ export function electionTimings(ttlMs: number): ElectionTimings {
 
 /** client-go's JitterFactor while acquiring: wait retry × [1, 2.2). */
 const ACQUIRE_JITTER = 1.2;
+/**
+ * A Lease this identity may not use (HTTP 403) stays so until someone changes
+ * RBAC or the namespace: retry after one to two retry periods, doubling up to this.
+ */
+const FORBIDDEN_MAX_BACKOFF_MS = 5 * 60_000;
 
 export interface LeaderCallbacks {
   /** `leadership` aborts when this process stops leading. */
@@ -44,6 +50,10 @@ export class LeaderElector {
   /** The last record seen and when this process first saw it. */
   private observed: (ObservedLease & { at: number }) | undefined;
   private leading = false;
+  /** Requests in a row refused with 403: retried with backoff. */
+  private forbidden = 0;
+  /** A 403 was reported and no write has gone through since: further ones are quiet. */
+  private forbiddenReported = false;
 
   constructor(private readonly options: LeaderElectorOptions) {}
 
@@ -76,7 +86,11 @@ export class LeaderElector {
     const { retryPeriodMs } = this.options.timings;
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew()) return true;
-      await pause(retryPeriodMs * (1 + Math.random() * ACQUIRE_JITTER), signal);
+      const wait =
+        this.forbidden > 0
+          ? backoffDelay(this.forbidden, { initialMs: 2 * retryPeriodMs, maxMs: FORBIDDEN_MAX_BACKOFF_MS })
+          : retryPeriodMs * (1 + Math.random() * ACQUIRE_JITTER);
+      await pause(wait, signal);
     }
     return false;
   }
@@ -110,24 +124,58 @@ export class LeaderElector {
       const current = await lock.get();
       if (!current) {
         this.observe(await lock.create(ours), now);
+        this.permitted();
         return true;
       }
       this.observe(current, now);
       const holder = current.record.holderIdentity;
       const observedAt = this.observed?.at ?? now;
+      // Reading it is allowed: campaign at the normal pace (a write still refused is retried every retry period).
+      this.forbidden = 0;
       if (holder !== '' && holder !== identity && observedAt + current.record.leaseDurationSeconds * 1000 > now) return false;
       const record: LeaderRecord =
         holder === identity
           ? { ...ours, acquireTime: current.record.acquireTime, leaseTransitions: current.record.leaseTransitions }
           : { ...ours, leaseTransitions: current.record.leaseTransitions + 1 };
       this.observe(await lock.update(record, current.resourceVersion), now);
+      this.permitted();
       return true;
     } catch (error) {
-      // A 409 means another candidate wrote first: expected, so quiet. Anything else (RBAC, network) is news.
-      const conflict = error instanceof KubeApiError && error.statusCode === 409;
-      logger[conflict ? 'debug' : 'warn']({ err: error instanceof Error ? error.message : String(error) }, 'could not acquire or renew the lease');
+      const status = error instanceof KubeApiError ? error.statusCode : undefined;
+      if (status === 403) {
+        this.refused(error as KubeApiError);
+        return false;
+      }
+      // A 409 means another candidate wrote first: expected, so quiet. Anything else (network, a restarting API server) is news.
+      logger[status === 409 ? 'debug' : 'warn']({ err: error instanceof Error ? error.message : String(error) }, 'could not acquire or renew the lease');
       return false;
     }
+  }
+
+  /** A 403: said once, with the fix; the retries that follow (with backoff) are quiet until a write goes through. */
+  private refused(error: KubeApiError): void {
+    const { lock, logger } = this.options;
+    this.forbidden++;
+    if (this.forbiddenReported) {
+      logger.debug({ err: error.message, attempts: this.forbidden }, 'the lease is still forbidden');
+      return;
+    }
+    this.forbiddenReported = true;
+    logger.error(
+      { lease: `${lock.namespace}/${lock.name}`, err: error.message },
+      `leader election is forbidden to use the Lease ${lock.namespace}/${lock.name}: grant this identity get, create and update on ` +
+        `leases (coordination.k8s.io) in namespace ${lock.namespace}, as deploy/rbac.yaml's Role does in its namespace, or run ` +
+        `in the namespace that has them (POD_NAMESPACE). Until then this replica never leads (the leader writes Ingress status); ` +
+        'retrying with backoff, quietly',
+    );
+  }
+
+  /** A write went through: a 403 from now on is news again. */
+  private permitted(): void {
+    this.forbidden = 0;
+    if (!this.forbiddenReported) return;
+    this.forbiddenReported = false;
+    this.options.logger.info('the lease is permitted now');
   }
 
   /** Remembers a record; a new holder is reported once. */

@@ -76,7 +76,17 @@ export class StatusReporter {
   }
 
   start(): void {
-    if (!this.options.settings.updateStatus) this.options.logger.warn('Ingress status updates are disabled (--update-status=false)');
+    const { settings, identity, logger } = this.options;
+    if (!settings.updateStatus) logger.warn('Ingress status updates are disabled (--update-status=false)');
+    if (this.elector && identity.namespaceFrom !== 'POD_NAMESPACE') {
+      logger.warn(
+        { lease: `${identity.namespace}/${settings.electionId}` },
+        `POD_NAMESPACE is not set: the leader-election Lease is ${identity.namespace}/${settings.electionId} ` +
+          `(${identity.namespaceFrom}). In a pod, set POD_NAMESPACE from the downward API (fieldRef metadata.namespace, as ` +
+          'deploy/deployment.yaml does); elsewhere set it to a namespace where this identity may get, create and update Leases ' +
+          '(deploy/rbac.yaml grants them in portico), or pass --disable-leader-election',
+      );
+    }
     if (this.elector) this.campaign = this.elector.run(this.stopElection.signal);
     else this.lead(this.stopStatus.signal);
   }

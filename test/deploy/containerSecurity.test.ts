@@ -11,7 +11,6 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
@@ -19,11 +18,11 @@ import { parseCommandLine } from '../../src/cli/commandLine.js';
 import { spawnGuarded, type GuardedProcess } from '../support/childProcess.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
+import { assertBuildIsCurrent, porticoCommand } from '../support/porticoProcess.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from '../support/testNetwork.js';
 import { containerArgs, controllerDeployment, deployObjects, findObject } from './deployManifests.js';
 
 const run = promisify(execFile);
-const mainScript = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const host = 'secure.example.test';
 
 // Bit numbers from linux/capability.h, for the names deploy/ may use.
@@ -79,16 +78,17 @@ before(async () => {
     `exec setpriv --bounding-set=-all,${capabilities.map((c) => `+${c.toLowerCase()}`).join(',')} --inh-caps=-all --no-new-privs "$@"`,
   ].join('\n');
   // ip, unshare, bash and setpriv all exec, so the guarded pid ends up being Portico's.
+  await assertBuildIsCurrent();
   portico = await spawnGuarded('portico', 'ip', [
     'netns', 'exec', network.name, 'unshare', '--mount', '--propagation', 'private', 'bash', '-c', script, 'container',
-    process.execPath, '--import', 'tsx', mainScript, '--manifests', dir,
+    process.execPath, porticoCommand, '--manifests', dir,
     `--nginx-prefix=${flags.nginxPrefix}`, `--controller-class=${flags.controllerClass}`, `--ingress-class=${flags.ingressClass}`,
   ], join(dir, 'portico.log'));
   try {
     await eventually(async () => {
       if (portico.hasExited()) throw new Error('portico exited');
       assert.equal((await httpGet({ address: backend.address, port: ports.healthz, path: '/healthz' })).status, 200);
-    }, { timeoutMs: 60_000, intervalMs: 200 }); // tsx compiles src/ first: slow on a loaded machine
+    }, { timeoutMs: 60_000, intervalMs: 200 });
   } catch (error) {
     throw new Error(`portico did not become healthy: ${(error as Error).message}\n${portico.logTail(40)}`);
   }

@@ -25,8 +25,7 @@ async function serve(name: string, annotations: Record<string, string>, backends
     cluster,
     ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name]) } }] }, prefixed(annotations)),
   );
-  // Several in a row: until the workers of the previous configuration have taken their quit signal,
-  // a new connection can still reach one that does not know the host yet (nginx reloads that way).
+  // The host answers; applyIngressAndReload has seen the previous workers retire, so none answers without it.
   await eventually(async () => {
     for (let i = 0; i < 20; i++) assert.equal((await httpGet({ port: cluster.portico.ports.http, host })).status, 200);
   });

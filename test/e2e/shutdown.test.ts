@@ -41,6 +41,12 @@ async function nginxMasterPid(): Promise<number> {
   return Number((await readFile(prefixLayout(cluster.portico.prefix).pidFile, 'utf8')).trim());
 }
 
+/** Requests nginx is answering now (its stub_status "Writing", less the stub_status request itself). */
+async function requestsInProgress(): Promise<number> {
+  const page = await httpGet({ port: cluster.portico.ports.status, path: '/nginx_status', timeoutMs: 2_000 });
+  return Number(/Writing: (\d+)/.exec(page.body)?.[1] ?? 0) - 1;
+}
+
 /** Polls until `condition` holds, at most `timeoutMs`; returns when it first held. */
 async function when(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -67,7 +73,7 @@ test('SIGTERM: healthz fails at once, traffic is served for the grace period, an
   const portico = cluster.portico.process;
   const master = await nginxMasterPid();
   const inFlight = request(`/delay/${SLOW_REQUEST_MS}`, SLOW_REQUEST_MS + 10_000);
-  await sleep(300); // the request has reached the backend
+  await when(async () => (await requestsInProgress()) >= 1, 10_000, 'the slow request in progress in nginx');
   const signalledAt = Date.now();
   process.kill(portico.pid, 'SIGTERM');
 

@@ -5,12 +5,14 @@ import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
 import { electionTimings, LeaderElector } from '../../src/election/leaderElector.js';
 import { LeaseLock } from '../../src/election/leaseLock.js';
 import { KubeHttpClient } from '../../src/kube/kubeHttpClient.js';
 import { loadKubeConfig } from '../../src/kube/loadKubeConfig.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { sharedControlPlane } from '../support/controlPlane.js';
+import { eventually } from '../support/eventually.js';
 
 describe('electionTimings', () => {
   test("derive renew and retry from the ttl as ingress-nginx does", () => {
@@ -69,5 +71,36 @@ describe('candidates racing for one Lease', () => {
     const lease = await new LeaseLock(client, 'portico', name, 5000).get();
     assert.equal(lease?.record.holderIdentity, '', `candidate-${leader} released it`);
     assert.equal(lease?.record.leaseTransitions, 0);
+  });
+});
+
+describe('a Lease this identity may not use (403)', () => {
+  test('is reported once, naming the permissions and the namespace, then retried quietly with backoff', async () => {
+    const { controllerKubeconfig } = await sharedControlPlane();
+    const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig: controllerKubeconfig }));
+    const lines: { level: number; msg: string }[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const stop = new AbortController();
+    // deploy/rbac.yaml grants Leases in portico only.
+    const elector = new LeaderElector({
+      lock: new LeaseLock(client, 'default', `forbidden-${randomUUID().slice(0, 8)}`, 500),
+      identity: 'candidate',
+      timings: electionTimings(1000),
+      callbacks: { onStartedLeading: () => assert.fail('a forbidden lease is never led'), onStoppedLeading: () => undefined },
+      logger,
+    });
+    const run = elector.run(stop.signal);
+    try {
+      const retries = () => lines.filter((line) => line.msg === 'the lease is still forbidden').length;
+      await eventually(() => assert.ok(retries() >= 3, `${retries()} quiet retries so far`), { timeoutMs: 20_000 });
+      const loud = lines.filter((line) => line.level >= pino.levels.values['warn']!);
+      assert.equal(loud.length, 1, `one warning or error in all: ${loud.map((line) => line.msg).join(' | ')}`);
+      assert.equal(loud[0]?.level, pino.levels.values['error']);
+      assert.match(loud[0]?.msg ?? '', /forbidden to use the Lease default\/forbidden-\w+: grant .*get, create and update on leases \(coordination\.k8s\.io\) in namespace default/);
+    } finally {
+      stop.abort();
+      await run;
+      await client.close();
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
 import { createTestNamespace, sharedControlPlane } from './controlPlane.js';
 import { eventually } from './eventually.js';
 import { appliedConfigurations, readFrom } from './porticoLog.js';
+import { servingWorkerPids, untilRetired } from './nginxWorkers.js';
 import { startPortico, type PorticoProcess } from './porticoProcess.js';
 import { createTestNetwork, type EchoBackend, type TestNetwork } from './testNetwork.js';
 
@@ -166,9 +167,10 @@ export function ingress(
   return { metadata: { name, annotations }, spec: { ingressClassName: cluster.className, ...spec } };
 }
 
-/** Creates the Ingress, or replaces it when it exists. */
 /**
- * applyIngress, then waits until a sync after it has reloaded nginx. A new
+ * applyIngress, then waits until a sync after it has reloaded nginx and the
+ * workers that served before have retired (untilRetired: until then one may
+ * still take a new connection and answer with the old nginx.conf). A new
  * plain host answers before that reload (the catch-all routes it from live
  * state, lua/portico/routes.lua), so a test that compares nginx's workers or
  * state across later changes must not take the first answer for the reload.
@@ -176,14 +178,17 @@ export function ingress(
 export async function applyIngressAndReload(cluster: E2eCluster, body: V1Ingress, timeoutMs = 20_000): Promise<void> {
   const log = cluster.portico.process.logPath;
   const offset = (await stat(log)).size;
+  const serving = await servingWorkerPids(cluster.portico.prefix);
   await applyIngress(cluster, body);
   await eventually(async () => {
     if (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
       throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
     }
   }, { timeoutMs });
+  await untilRetired(cluster.portico.prefix, serving, timeoutMs);
 }
 
+/** Creates the Ingress, or replaces it when it exists. */
 export async function applyIngress(cluster: E2eCluster, body: V1Ingress): Promise<void> {
   const name = body.metadata?.name ?? '';
   try {

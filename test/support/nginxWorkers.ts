@@ -3,8 +3,10 @@
 // "nginx: worker process is shutting down" the moment it takes the master's
 // SIGQUIT, so watching the titles times a reload's effect on the workers to
 // the polling interval, without reading logs (whose times are whole seconds).
+import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { eventually } from './eventually.js';
 
 export interface NginxWorker {
   readonly pid: number;
@@ -50,5 +52,29 @@ export async function isAlive(pid: number): Promise<boolean> {
     // A zombie ('Z' after the command name) has exited already.
     (stat) => !/\) Z /.test(stat),
     () => false,
+  );
+}
+
+/** The pids of the workers that take new connections: not retired by a reload. */
+export async function servingWorkerPids(prefix: string): Promise<number[]> {
+  return (await nginxWorkers(prefix)).filter((worker) => !worker.retiring).map((worker) => worker.pid);
+}
+
+/**
+ * Waits until none of `pids` takes new connections: each has retired (or exited).
+ * A reload is done for nginx's master (and for Portico) once it has started the
+ * new workers and sent the old ones their quit signal; until an old worker has
+ * taken that signal it still accepts connections and answers them with the old
+ * configuration, which on a busy machine can take a while. A retiring worker
+ * renames itself in the same step that closes its listening sockets, so from
+ * then on every new connection reaches a new worker.
+ */
+export async function untilRetired(prefix: string, pids: readonly number[], timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    async () => {
+      const serving = await servingWorkerPids(prefix);
+      assert.deepEqual(serving.filter((pid) => pids.includes(pid)), [], 'the old workers have retired');
+    },
+    { timeoutMs, intervalMs: 20 },
   );
 }

@@ -39,7 +39,10 @@ export interface EventRecorderOptions {
   sink?: EventSink;
   pod?: PodReference;
   limits?: EventLimits;
-  /** Beyond this many writes waiting, new Events are dropped (default 1000, as client-go's broadcaster queue). */
+  /**
+   * Beyond this many writes waiting, plus one for each Ingress with Events, new
+   * Events are dropped (default 1000, as client-go's broadcaster queue).
+   */
   maxQueuedWrites?: number;
 }
 
@@ -123,7 +126,10 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
     this.log(type, { [(object.kind ?? '').toLowerCase()]: `${object.namespace}/${object.name}`, reason }, message);
     const sink = this.options.sink;
     if (!sink) return;
-    if (this.queued >= (this.options.maxQueuedWrites ?? 1000)) {
+    // Sized for the cluster: at start every Ingress gets its Sync Event at once (so does ingress-nginx's),
+    // and each Ingress gets an Event once per version, reason and message, so in the normal case a few wait
+    // per Ingress. The bound is for an API server that is slow or away, so that memory stays bounded.
+    if (this.queued >= (this.options.maxQueuedWrites ?? 1000) + this.reported.size) {
       if (this.dropped++ === 0) this.options.logger.warn({ waiting: this.queued }, 'too many Kubernetes Events waiting to be written; dropping new ones');
       return;
     }

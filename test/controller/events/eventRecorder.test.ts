@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, KubeConfig, NetworkingV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import { pino } from 'pino';
 import { EventRecorder } from '../../../src/controller/events/eventRecorder.js';
 import { KubernetesEventSink } from '../../../src/controller/events/eventSink.js';
 import { KubeHttpClient } from '../../../src/kube/kubeHttpClient.js';
@@ -95,22 +96,41 @@ test('a burst on one Ingress is cut at the spam filter burst, while another Ingr
   assert.equal((await eventsOn('Ingress', namespace, 'quiet', quiet.metadata?.uid)).length, 3);
 });
 
-test('Events beyond the write queue are dropped rather than held in memory', async () => {
-  const events = recorder({ maxQueuedWrites: 10 });
-  const prefix = `queued-${randomUUID().slice(0, 8)}`;
-  // Thirty Ingresses at once (as at startup); no object needs to exist for an Event about it.
+test('a Sync Event for each of more Ingresses than the write queue holds (a start) are all written, with no warning', async () => {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const events = recorder({ maxQueuedWrites: 10, logger });
+  const prefix = `start-${randomUUID().slice(0, 8)}`;
+  // Thirty Ingresses at once; no object needs to exist for an Event about it.
   for (let i = 0; i < 30; i++) {
     events.record({ metadata: { namespace, name: `${prefix}-${i}`, resourceVersion: '1' } }, 'Normal', 'Sync', 'Scheduled for sync');
   }
   await events.flush();
+  assert.deepEqual(await writtenFor(prefix), Array.from({ length: 30 }, (_, i) => `${prefix}-${i}`).sort());
+  assert.deepEqual(lines.filter((line) => line.level >= pino.levels.values['warn']!).map((line) => line.msg), []);
+});
+
+test('Events beyond the write queue are dropped rather than held in memory', async () => {
+  const events = recorder({ maxQueuedWrites: 10 });
+  const prefix = `queued-${randomUUID().slice(0, 8)}`;
+  // Thirty Events on one Ingress at once: the queue holds 10, plus one for the Ingress.
+  for (let i = 0; i < 30; i++) {
+    events.record({ metadata: { namespace, name: prefix, resourceVersion: '1' } }, 'Warning', 'AnnotationWarning', `problem ${i}`);
+  }
+  await events.flush();
   events.record({ metadata: { namespace, name: `${prefix}-late`, resourceVersion: '1' } }, 'Normal', 'Sync', 'Scheduled for sync');
   await events.flush();
-  const written = (await core.listNamespacedEvent({ namespace })).items
+  assert.equal((await writtenFor(prefix)).filter((name) => name === prefix).length, 11, 'the first 11');
+  assert.ok((await writtenFor(prefix)).includes(`${prefix}-late`), 'then room again');
+});
+
+/** The names of the objects with Events written whose names start with `prefix`, sorted. */
+async function writtenFor(prefix: string): Promise<string[]> {
+  return (await core.listNamespacedEvent({ namespace })).items
     .map((event) => event.involvedObject.name ?? '')
     .filter((name) => name.startsWith(prefix))
     .sort();
-  assert.deepEqual(written, [...Array.from({ length: 10 }, (_, i) => `${prefix}-${i}`), `${prefix}-late`].sort(), 'the first 10, then room again');
-});
+}
 
 test('an Event that expired is created again rather than patched', async () => {
   const events = recorder();

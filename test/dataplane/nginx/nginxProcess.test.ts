@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../../src/log/logger.js';
-import { NginxProcess, type NginxProcessOptions } from '../../../src/dataplane/nginx/nginxProcess.js';
+import { NginxProcess, type ApplyResult, type NginxProcessOptions } from '../../../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout } from '../../../src/dataplane/nginx/process/prefixLayout.js';
 import { eventually } from '../../support/eventually.js';
 import { freeLoopbackPorts } from '../../support/freePort.js';
+import { untilRetired } from '../../support/nginxWorkers.js';
 import { childPids, groupPids, httpGet, isAlive, minimalConfig, ownerUid, processUid, unixSocketGet, type TestServer } from './nginxTestSupport.js';
 
 const TEST_TIMEOUT_MS = 30_000;
@@ -51,6 +52,14 @@ function masterPidOf(nginxProcess: NginxProcess): number {
   return pid;
 }
 
+/** apply(); after a reload, waits until the workers from before it take no new connection (they may answer for a while). */
+async function applyAndRetire(nginxProcess: NginxProcess, text: string): Promise<ApplyResult> {
+  const before = childPids(masterPidOf(nginxProcess));
+  const result = await nginxProcess.apply(text);
+  if (result.outcome === 'reloaded') await untilRetired(prefix, before);
+  return result;
+}
+
 /** Holds a loopback port the way another program would. */
 async function occupiedPort(): Promise<number> {
   const server = createServer();
@@ -87,7 +96,7 @@ test('apply() of the running text is unchanged; of a new text reloads, with new 
   assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'a' }])), { outcome: 'unchanged' });
   assert.equal(nginxProcess.reloads, 0);
 
-  assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'b' }])), { outcome: 'reloaded' });
+  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'b' }])), { outcome: 'reloaded' });
   assert.equal(nginxProcess.reloads, 1);
   assert.deepEqual(await httpGet(port), { status: 200, body: 'b' });
   assert.equal(nginxProcess.masterPid, master, 'a reload keeps the master');
@@ -116,7 +125,7 @@ test('a configuration nginx refuses is rejected with its message, kept aside, an
   assert.equal(nginxProcess.masterPid, master, 'the master survives the refused configuration');
   assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
 
-  assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'c' }])), { outcome: 'reloaded' });
+  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
   assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
 });
 
@@ -157,7 +166,7 @@ test('a reload not confirmed in time is reported, and the next apply() of that t
 
 test('a master killed with SIGKILL is restarted with the last good configuration, its orphaned workers killed', { timeout: TEST_TIMEOUT_MS }, async () => {
   const nginxProcess = await started(config([{ port, body: 'a' }]), { restartBackoff: { initialMs: 50, maxMs: 200 } });
-  assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'b' }])), { outcome: 'reloaded' });
+  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'b' }])), { outcome: 'reloaded' });
   const oldMaster = masterPidOf(nginxProcess);
   const oldWorkers = childPids(oldMaster);
 
@@ -171,7 +180,7 @@ test('a master killed with SIGKILL is restarted with the last good configuration
   // The killed master left its unix socket behind; the new one could bind it only after it was removed.
   assert.equal((await unixSocketGet(prefixLayout(prefix).noEndpointsSocket)).status, 503);
 
-  assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'c' }])), { outcome: 'reloaded' });
+  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
   assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
 });
 
