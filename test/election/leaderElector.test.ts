@@ -79,7 +79,7 @@ describe('a Lease this identity may not use (403)', () => {
     const { controllerKubeconfig } = await sharedControlPlane();
     const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig: controllerKubeconfig }));
     const lines: { level: number; msg: string }[] = [];
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
     const stop = new AbortController();
     // deploy/rbac.yaml grants Leases in portico only.
     const elector = new LeaderElector({

@@ -70,7 +70,7 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
           },
           { timeoutMs: 60_000, intervalMs: 50 },
         );
-        assert.deepEqual(await exit, { code: 0, signal: null }, script.logTail(20));
+        assert.deepEqual(exit, { code: 0, signal: null }, script.logTail(20));
         const left = started.filter(isAlive);
         assert.deepEqual(left, [], `still running after the script returned: ${(await Promise.all(left.map(commandLine))).join(' | ')}`);
         for (const port of [http, healthz, hello, api]) {

@@ -24,7 +24,7 @@ async function warningsAtStart(env: NodeJS.ProcessEnv): Promise<string[]> {
   const { controllerKubeconfig } = await sharedControlPlane();
   const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig: controllerKubeconfig }));
   const lines: { level: number; msg: string }[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
   const reporter = new StatusReporter({ client, identity: controllerIdentity(env, undefined), ingress: () => undefined, settings, logger });
   reporter.start();
   await reporter.stop();

@@ -98,7 +98,7 @@ test('a burst on one Ingress is cut at the spam filter burst, while another Ingr
 
 test('a Sync Event for each of more Ingresses than the write queue holds (a start) are all written, with no warning', async () => {
   const lines: { level: number; msg: string }[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
   const events = recorder({ maxQueuedWrites: 10, logger });
   const prefix = `start-${randomUUID().slice(0, 8)}`;
   // Thirty Ingresses at once; no object needs to exist for an Event about it.
