@@ -41,7 +41,13 @@ import { createTestCertificates } from '../test/support/testCertificates.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
 import { median, percentile } from './support/statistics.js';
-import { ANNOTATIONS_PREFIX, STORE_SETTINGS, syntheticCluster, wildcardCertificate, type SyntheticCluster } from './support/syntheticCluster.js';
+import {
+  ANNOTATIONS_PREFIX,
+  STORE_SETTINGS,
+  syntheticCluster,
+  wildcardCertificate,
+  type SyntheticCluster,
+} from './support/syntheticCluster.js';
 import { figure, printTable } from './support/table.js';
 
 const SIZES = [100, 5_000];
@@ -81,7 +87,18 @@ async function main(): Promise<void> {
     const results: SizeResult[] = [];
     for (const size of SIZES) results.push(await measure(size, reviews, syntheticCluster(size + CANDIDATES, wildcard), tls));
     printTable(
-      ['existing Ingresses', 'reviews (denied)', 'p50 ms', 'p99 ms', 'max ms', 'reviewIngress p50 / p99 ms', 'longest GC pause ms', `index: build / update after a sync (median of ${INDEX_UPDATES}), ms`, `full rebuild p50 / p99 ms (baseline, ${BASELINE_REVIEWS} reviews)`, 'p99 ratio'],
+      [
+        'existing Ingresses',
+        'reviews (denied)',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        'reviewIngress p50 / p99 ms',
+        'longest GC pause ms',
+        `index: build / update after a sync (median of ${INDEX_UPDATES}), ms`,
+        `full rebuild p50 / p99 ms (baseline, ${BASELINE_REVIEWS} reviews)`,
+        'p99 ratio',
+      ],
       results.map((r) => [
         figure(r.ingresses),
         `${figure(r.reviewMs.length)} (${figure(r.denied)})`,
@@ -96,7 +113,8 @@ async function main(): Promise<void> {
       ]),
     );
     for (const r of results) {
-      if (r.denied !== r.conflicts) throw new Error(`${r.ingresses}: ${r.denied} reviews denied, ${r.conflicts} expected (the conflicting copies)`);
+      if (r.denied !== r.conflicts)
+        throw new Error(`${r.ingresses}: ${r.denied} reviews denied, ${r.conflicts} expected (the conflicting copies)`);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -104,7 +122,12 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-async function measure(size: number, reviews: number, cluster: SyntheticCluster, tls: { certificate: Buffer; key: Buffer; ca: Buffer }): Promise<SizeResult> {
+async function measure(
+  size: number,
+  reviews: number,
+  cluster: SyntheticCluster,
+  tls: { certificate: Buffer; key: Buffer; ca: Buffer },
+): Promise<SizeResult> {
   const store = new Store(STORE_SETTINGS);
   store.sink('IngressClass').replace(cluster.ingressClasses);
   store.sink('Service').replace(cluster.services);
@@ -135,7 +158,9 @@ async function measure(size: number, reviews: number, cluster: SyntheticCluster,
   const updateMs: number[] = [];
   for (let sync = 0; sync < INDEX_UPDATES; sync++) {
     const changed = existing[(sync * 101) % existing.length]!;
-    store.sink('Ingress').upsert({ ...changed, metadata: { ...changed.metadata, resourceVersion: `changed-${sync}`, labels: { sync: String(sync) } } });
+    store
+      .sink('Ingress')
+      .upsert({ ...changed, metadata: { ...changed.metadata, resourceVersion: `changed-${sync}`, labels: { sync: String(sync) } } });
     input = { ...input, ingresses: acceptance.update(store.ingresses(), settings).accepted };
     updateMs.push(timed(() => live.current()));
   }
@@ -208,7 +233,10 @@ function reviewBodies(count: number, existing: readonly Ingress[], candidates: r
       return { body: reviewBody(i, 'UPDATE', updated, old), conflict: false };
     }
     if (i % 10 === 5) {
-      const copy = { ...old, metadata: { ...old.metadata, name: `${old.metadata?.name}-copy-${i}`, creationTimestamp: new Date().toISOString() } };
+      const copy = {
+        ...old,
+        metadata: { ...old.metadata, name: `${old.metadata?.name}-copy-${i}`, creationTimestamp: new Date().toISOString() },
+      };
       return { body: reviewBody(i, 'CREATE', copy), conflict: true };
     }
     return { body: reviewBody(i, 'CREATE', candidates[i % candidates.length]!), conflict: false };
@@ -242,12 +270,21 @@ function reviewBody(i: number, operation: 'CREATE' | 'UPDATE', object: Ingress, 
 function post(agent: Agent, port: number, body: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/networking/v1/ingresses', agent, timeout: REVIEW_TIMEOUT_MS, headers: { 'content-type': 'application/json' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/networking/v1/ingresses',
+        agent,
+        timeout: REVIEW_TIMEOUT_MS,
+        headers: { 'content-type': 'application/json' },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          if (response.statusCode !== 200) return reject(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 200)}`));
+          if (response.statusCode !== 200)
+            return reject(new Error(`HTTP ${response.statusCode}: ${Buffer.concat(chunks).toString().slice(0, 200)}`));
           resolve((JSON.parse(Buffer.concat(chunks).toString()) as { response: { allowed: boolean } }).response.allowed);
         });
       },

@@ -111,7 +111,9 @@ async function main(): Promise<void> {
       figure(run.setupMs / 1000, 1),
     ]),
   );
-  process.stdout.write(`\nThe same for an Ingress created as soon as each of those answered, while the reload adding that one's server ran (the limiter's interval included)\n\n`);
+  process.stdout.write(
+    `\nThe same for an Ingress created as soon as each of those answered, while the reload adding that one's server ran (the limiter's interval included)\n\n`,
+  );
   printTable(
     ['existing Ingresses', 'median', 'p90', 'max', 'served before that reload ended'],
     runs.map((run) => {
@@ -145,7 +147,13 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-async function measureSize(cluster: E2eCluster, existing: number, samples: number, synthetic: SyntheticCluster, rate: number): Promise<SizeRun> {
+async function measureSize(
+  cluster: E2eCluster,
+  existing: number,
+  samples: number,
+  synthetic: SyntheticCluster,
+  rate: number,
+): Promise<SizeRun> {
   await createService(cluster, SERVICE, await startBackends(cluster, SERVICE));
   const setupStarted = performance.now();
   await createExisting(cluster, synthetic);
@@ -160,9 +168,17 @@ async function measureSize(cluster: E2eCluster, existing: number, samples: numbe
     await quiet(logPath, 1000 / rate + IDLE_MARGIN_MS);
     const offset = (await stat(logPath)).size;
     run.latenciesMs.push(
-      await timeToFirstResponse(cluster, `probe-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS }),
+      await timeToFirstResponse(cluster, `probe-${i}`, {
+        service: SERVICE,
+        pollIntervalMs: POLL_INTERVAL_MS,
+        deadlineMs: ROUTE_DEADLINE_MS,
+      }),
     );
-    const latencyMs = await timeToFirstResponse(cluster, `during-reload-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS });
+    const latencyMs = await timeToFirstResponse(cluster, `during-reload-${i}`, {
+      service: SERVICE,
+      pollIntervalMs: POLL_INTERVAL_MS,
+      deadlineMs: ROUTE_DEADLINE_MS,
+    });
     run.duringReload.push({ latencyMs, beforeReloadEnded: !(await readFrom(logPath, offset)).includes('"msg":"nginx reloaded"') });
     // A new host answers before the reload that adds it (lua/portico/routes.lua): the next
     // sample must not start before both reloads are done, and the breakdown is the first's.
@@ -271,10 +287,23 @@ function reloadBreakdowns(log: string): Breakdown[] {
   const found: Breakdown[] = [];
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; testMs?: number; reloadMs?: number; modelMs?: number; liveMs?: number; applyMs?: number; outcome?: string };
+    const entry = JSON.parse(line) as {
+      msg?: string;
+      testMs?: number;
+      reloadMs?: number;
+      modelMs?: number;
+      liveMs?: number;
+      applyMs?: number;
+      outcome?: string;
+    };
     if (entry.msg === 'nginx -t done') testMs = entry.testMs;
     else if (entry.msg === 'nginx reloaded') reloadMs = entry.reloadMs;
-    else if (entry.msg === 'configuration applied' && entry.outcome === 'reloaded' && entry.modelMs !== undefined && entry.applyMs !== undefined) {
+    else if (
+      entry.msg === 'configuration applied' &&
+      entry.outcome === 'reloaded' &&
+      entry.modelMs !== undefined &&
+      entry.applyMs !== undefined
+    ) {
       found.push({ modelMs: entry.modelMs, liveMs: entry.liveMs, applyMs: entry.applyMs, testMs, reloadMs });
       testMs = reloadMs = undefined;
     }

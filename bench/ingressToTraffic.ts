@@ -61,8 +61,16 @@ async function main(): Promise<void> {
         // the controller idle.
         await sleep(1000 / run.syncRateLimit + IDLE_MARGIN_MS);
         for (let i = 0; i < count; i++) {
-          run.latenciesMs.push(await timeToFirstResponse(cluster, `bench-${i}`, { service: SERVICE, pollIntervalMs: POLL_INTERVAL_MS, deadlineMs: ROUTE_DEADLINE_MS }));
-          process.stderr.write(`--sync-rate-limit=${run.syncRateLimit}: Ingress ${i + 1}/${count} served after ${figure(run.latenciesMs.at(-1)!)} ms\n`);
+          run.latenciesMs.push(
+            await timeToFirstResponse(cluster, `bench-${i}`, {
+              service: SERVICE,
+              pollIntervalMs: POLL_INTERVAL_MS,
+              deadlineMs: ROUTE_DEADLINE_MS,
+            }),
+          );
+          process.stderr.write(
+            `--sync-rate-limit=${run.syncRateLimit}: Ingress ${i + 1}/${count} served after ${figure(run.latenciesMs.at(-1)!)} ms\n`,
+          );
         }
       } finally {
         await cluster.close();
@@ -72,7 +80,9 @@ async function main(): Promise<void> {
     await plane.stop();
   }
 
-  process.stdout.write(`\nCreating an Ingress → its first 200 through nginx, ms (${count} Ingresses one after another, polled every ${POLL_INTERVAL_MS} ms)\n\n`);
+  process.stdout.write(
+    `\nCreating an Ingress → its first 200 through nginx, ms (${count} Ingresses one after another, polled every ${POLL_INTERVAL_MS} ms)\n\n`,
+  );
   printTable(
     ['--sync-rate-limit', 'first Ingress', 'median', 'p90', 'max'],
     runs.map(({ label, latenciesMs }) => [

@@ -89,7 +89,10 @@ async function main(): Promise<void> {
       await cluster.close();
     }
 
-    for (const [label, syncRateLimit] of [['100', 100], [`${defaultRate} (default)`, defaultRate]] as const) {
+    for (const [label, syncRateLimit] of [
+      ['100', 100],
+      [`${defaultRate} (default)`, defaultRate],
+    ] as const) {
       // startE2eCluster passes --sync-rate-limit=100; a repeated flag keeps its last value.
       const burstCluster = await startE2eCluster('bench-live-burst', [`--sync-rate-limit=${syncRateLimit}`]);
       try {
@@ -109,15 +112,17 @@ async function main(): Promise<void> {
   );
   printTable(
     ['switches', 'median', 'p90', 'p99', 'max', 'nginx reloads', "'configuration applied' lines"],
-    [[
-      String(latenciesMs.length),
-      figure(median(latenciesMs)),
-      figure(percentile(latenciesMs, 90)),
-      figure(percentile(latenciesMs, 99)),
-      figure(Math.max(...latenciesMs)),
-      String(switchRun.reloads),
-      String(switchRun.applied),
-    ]],
+    [
+      [
+        String(latenciesMs.length),
+        figure(median(latenciesMs)),
+        figure(percentile(latenciesMs, 90)),
+        figure(percentile(latenciesMs, 99)),
+        figure(Math.max(...latenciesMs)),
+        String(switchRun.reloads),
+        String(switchRun.applied),
+      ],
+    ],
   );
 
   process.stdout.write(`\n${burst} Ingresses created at once (Promise.all) → every host served, and the reloads it took\n\n`);
@@ -128,12 +133,14 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-
 async function endpointSwitches(cluster: E2eCluster, switches: number): Promise<SwitchRun> {
   const service = 'live';
   const host = 'live.example';
   const [a, b] = (await startBackends(cluster, service, 2)) as [EchoBackend, EchoBackend];
-  const instances = new Map([[a.address, `${service}-1`], [b.address, `${service}-2`]]);
+  const instances = new Map([
+    [a.address, `${service}-1`],
+    [b.address, `${service}-2`],
+  ]);
   await createService(cluster, service, [a]);
   await cluster.networking.createNamespacedIngress({
     namespace: cluster.namespace,
@@ -172,12 +179,7 @@ async function firstAnswerFrom(cluster: E2eCluster, host: string, instance: stri
   });
 }
 
-
-async function ingressBurst(
-  cluster: E2eCluster,
-  count: number,
-  syncRateLimit: number,
-): Promise<Omit<BurstRun, 'label' | 'syncRateLimit'>> {
+async function ingressBurst(cluster: E2eCluster, count: number, syncRateLimit: number): Promise<Omit<BurstRun, 'label' | 'syncRateLimit'>> {
   const service = 'burst';
   await createService(cluster, service, await startBackends(cluster, service));
   // Portico's first pass through the sync loop takes the limiter's token: let it expire.
@@ -212,8 +214,11 @@ async function ingressBurst(
     }
     await sleep(BURST_POLL_MS);
   }
-  if (servedMs < 0) throw new Error(`${waiting.size} of ${count} hosts not served within ${BURST_DEADLINE_MS} ms\n${cluster.portico.logTail(30)}`);
-  process.stderr.write(`--sync-rate-limit=${syncRateLimit}: ${count} Ingresses created in ${figure(createdMs)} ms, all served after ${figure(servedMs)} ms\n`);
+  if (servedMs < 0)
+    throw new Error(`${waiting.size} of ${count} hosts not served within ${BURST_DEADLINE_MS} ms\n${cluster.portico.logTail(30)}`);
+  process.stderr.write(
+    `--sync-rate-limit=${syncRateLimit}: ${count} Ingresses created in ${figure(createdMs)} ms, all served after ${figure(servedMs)} ms\n`,
+  );
   // A sync the limiter still holds back would land after its interval.
   await sleep(Math.max(SETTLE_MS, limiterIntervalMs + IDLE_MARGIN_MS));
   return { createdMs, servedMs, ...countApplied(await readFrom(logPath, logOffset)) };
@@ -224,6 +229,5 @@ function countApplied(log: string): { reloads: number; applied: number } {
   const { lines, reloads } = appliedConfigurations(log);
   return { reloads, applied: lines.length };
 }
-
 
 await main();

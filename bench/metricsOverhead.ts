@@ -66,19 +66,37 @@ function configuration(backendPort: number | undefined): Configuration {
     proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off' as const },
     ipAccess: { allow: [], deny: [] },
   };
-  const catchAll = { hostname: '_', certificate: undefined, tls: false, locations: [{ path: '/', match: 'prefix' as const, backend: undefined, ingress: undefined, annotations }] };
+  const catchAll = {
+    hostname: '_',
+    certificate: undefined,
+    tls: false,
+    locations: [{ path: '/', match: 'prefix' as const, backend: undefined, ingress: undefined, annotations }],
+  };
   return {
-    servers: backendPort === undefined ? [catchAll] : [
-      catchAll,
-      { hostname: HOST, certificate: undefined, tls: false, locations: [{ path: '/', match: 'prefix', backend: BACKEND, ingress, annotations }] },
-    ],
-    backends: backendPort === undefined ? [] : [{
-      name: BACKEND,
-      service: { namespace: 'bench', name: 'web', port: 80 },
-      endpoints: [{ address: '127.0.0.1', port: backendPort }],
-      balancing: { algorithm: 'round_robin', hashBy: undefined, affinity: undefined },
-      canary: undefined,
-    }],
+    servers:
+      backendPort === undefined
+        ? [catchAll]
+        : [
+            catchAll,
+            {
+              hostname: HOST,
+              certificate: undefined,
+              tls: false,
+              locations: [{ path: '/', match: 'prefix', backend: BACKEND, ingress, annotations }],
+            },
+          ],
+    backends:
+      backendPort === undefined
+        ? []
+        : [
+            {
+              name: BACKEND,
+              service: { namespace: 'bench', name: 'web', port: 80 },
+              endpoints: [{ address: '127.0.0.1', port: backendPort }],
+              balancing: { algorithm: 'round_robin', hashBy: undefined, affinity: undefined },
+              canary: undefined,
+            },
+          ],
     certificates: [],
     defaultCertificate: undefined,
     defaultBackend: undefined,
@@ -100,17 +118,32 @@ function collectorCost(): { portico: number; promClient: number } {
   const token = 42;
   const payload = syntheticBatch(token);
   const labels = { controller_namespace: 'ingress', controller_class: 'k8s.io/ingress-nginx', controller_pod: 'bench' };
-  const requests = new RequestMetrics({
-    labels, metricsPerHost: true, metricsPerUndefinedHost: false, reportStatusClasses: false, exclude: [], buckets: BUCKETS,
-  }, new Registry());
+  const requests = new RequestMetrics(
+    {
+      labels,
+      metricsPerHost: true,
+      metricsPerUndefinedHost: false,
+      reportStatusClasses: false,
+      exclude: [],
+      buckets: BUCKETS,
+    },
+    new Registry(),
+  );
   requests.serve(configuration(1));
 
   const registry = new Registry();
   const labelNames = [...Object.keys(labels), 'status', 'method', 'path', 'namespace', 'ingress', 'service', 'canary', 'host'];
   const counter = new Counter({ name: 'requests', help: 'h', labelNames, registers: [registry] });
-  const histograms = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name, i) => new Histogram({
-    name, help: 'h', labelNames, registers: [registry], buckets: i < 4 ? BUCKETS.time : i < 6 ? BUCKETS.length : BUCKETS.size,
-  }));
+  const histograms = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map(
+    (name, i) =>
+      new Histogram({
+        name,
+        help: 'h',
+        labelNames,
+        registers: [registry],
+        buckets: i < 4 ? BUCKETS.time : i < 6 ? BUCKETS.length : BUCKETS.size,
+      }),
+  );
 
   const time = (work: () => void): number => {
     work(); // warm-up
@@ -126,11 +159,27 @@ function collectorCost(): { portico: number; promClient: number } {
     const batch = decodeBatch(payload, String(token));
     if (!batch.ok) throw new Error('the synthetic batch does not decode');
     for (const record of batch.records) {
-      const series = { ...labels, status: record.status, method: record.method, path: record.path, namespace: record.namespace,
-        ingress: record.ingress, service: record.service, canary: record.canary, host: record.host };
+      const series = {
+        ...labels,
+        status: record.status,
+        method: record.method,
+        path: record.path,
+        namespace: record.namespace,
+        ingress: record.ingress,
+        service: record.service,
+        canary: record.canary,
+        host: record.host,
+      };
       counter.inc(series);
-      const values = [record.upstreamConnectTime, record.upstreamHeaderTime, record.upstreamResponseTime, record.requestTime,
-        record.bytesSent, record.requestLength, record.bytesSent];
+      const values = [
+        record.upstreamConnectTime,
+        record.upstreamHeaderTime,
+        record.upstreamResponseTime,
+        record.requestTime,
+        record.bytesSent,
+        record.requestLength,
+        record.bytesSent,
+      ];
       histograms.forEach((histogram, i) => values[i] !== undefined && histogram.observe(series, values[i]));
     }
   });
@@ -188,7 +237,8 @@ async function hookCost(dir: string, port: number): Promise<{ monitor: number; e
     await nginx.start(hookBenchConf(nginx.layout.errorLog, LUA_DIR, port));
     const answer = await httpGet({ port, path: '/', timeoutMs: 120_000 });
     const [monitor, encodedTable] = answer.body.trim().split(' ').map(Number);
-    if (answer.status !== 200 || monitor === undefined || encodedTable === undefined) throw new Error(`hook benchmark: ${answer.status} ${answer.body}`);
+    if (answer.status !== 200 || monitor === undefined || encodedTable === undefined)
+      throw new Error(`hook benchmark: ${answer.status} ${answer.body}`);
     return { monitor, encodedTable };
   } finally {
     await nginx.stop();
@@ -210,8 +260,24 @@ interface Round {
 }
 
 async function wrkRequests(port: number, seconds: number): Promise<number> {
-  const { stdout } = await run('taskset', ['--cpu-list', String(LOAD_CPU), 'wrk', '--threads', '1', '--connections', String(CONNECTIONS),
-    '--duration', `${seconds}s`, '--header', `Host: ${HOST}`, `http://127.0.0.1:${port}/`], { timeout: (seconds + 30) * 1000 });
+  const { stdout } = await run(
+    'taskset',
+    [
+      '--cpu-list',
+      String(LOAD_CPU),
+      'wrk',
+      '--threads',
+      '1',
+      '--connections',
+      String(CONNECTIONS),
+      '--duration',
+      `${seconds}s`,
+      '--header',
+      `Host: ${HOST}`,
+      `http://127.0.0.1:${port}/`,
+    ],
+    { timeout: (seconds + 30) * 1000 },
+  );
   const requests = /(\d+) requests in/.exec(stdout)?.[1];
   if (requests === undefined) throw new Error(`unexpected wrk output:\n${stdout}`);
   return Number(requests);
@@ -236,18 +302,24 @@ async function measure(proxy: Proxy, seconds: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } }, strict: true });
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
+    strict: true,
+  });
   const seconds = positiveInteger('--duration', values.duration);
   const rounds = positiveInteger('--rounds', values.rounds);
   if (availableParallelism() < 2) throw new Error('this benchmark pins nginx and the load to different CPUs: it needs 2');
   process.stdout.write(`machine before: ${describeMachine()}\n\n`);
 
   const collector = collectorCost();
-  printTable(['controller: decode + count one record', 'µs'], [
-    ['Portico (src/metrics)', figure(collector.portico, 2)],
-    ['prom-client Counter + 7 Histograms', figure(collector.promClient, 2)],
-    ['ratio', `${figure(collector.promClient / collector.portico, 1)}×`],
-  ]);
+  printTable(
+    ['controller: decode + count one record', 'µs'],
+    [
+      ['Portico (src/metrics)', figure(collector.portico, 2)],
+      ['prom-client Counter + 7 Histograms', figure(collector.promClient, 2)],
+      ['ratio', `${figure(collector.promClient / collector.portico, 1)}×`],
+    ],
+  );
 
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-metrics-'));
   await chmod(dir, 0o755); // nginx's workers (nobody) reach the prefixes below it
@@ -256,16 +328,25 @@ async function main(): Promise<void> {
     const ports = await freeLoopbackPorts(13);
     const hook = await hookCost(dir, ports[12]!);
     process.stdout.write('\n');
-    printTable([`nginx: log one request (${figure(HOOK_CALLS)} calls in one request)`, 'µs'], [
-      ['monitor.call(): 14 values into the buffer', figure(hook.monitor, 2)],
-      ['a table of them, JSON-encoded (as ingress-nginx)', figure(hook.encodedTable, 2)],
-      ['ratio', `${figure(hook.encodedTable / hook.monitor, 1)}×`],
-    ]);
+    printTable(
+      [`nginx: log one request (${figure(HOOK_CALLS)} calls in one request)`, 'µs'],
+      [
+        ['monitor.call(): 14 values into the buffer', figure(hook.monitor, 2)],
+        ['a table of them, JSON-encoded (as ingress-nginx)', figure(hook.encodedTable, 2)],
+        ['ratio', `${figure(hook.encodedTable / hook.monitor, 1)}×`],
+      ],
+    );
 
     const dataPlane = (name: string, offset: number, monitor?: PrometheusMetrics['monitor']): NginxDataPlane => {
       const [http = 0, https = 0, defaultServer = 0, status = 0] = ports.slice(offset, offset + 4);
-      const plane = new NginxDataPlane({ prefix: join(dir, name), logger: silentLogger(), ports: { http, https, defaultServer, status },
-        listenAddresses: ['127.0.0.1'], monitor, endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false } });
+      const plane = new NginxDataPlane({
+        prefix: join(dir, name),
+        logger: silentLogger(),
+        ports: { http, https, defaultServer, status },
+        listenAddresses: ['127.0.0.1'],
+        monitor,
+        endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
+      });
       stops.push(() => plane.stop());
       return plane;
     };
@@ -275,8 +356,16 @@ async function main(): Promise<void> {
     const backendPort = ports[2]!;
 
     const metrics = await PrometheusMetrics.start({
-      enabled: true, controllerClass: 'k8s.io/ingress-nginx', metricsPerHost: true, metricsPerUndefinedHost: false,
-      reportStatusClasses: false, exclude: [], buckets: BUCKETS, maxBatchSize: 10_000, statusPort: ports[11]!, logger: silentLogger(),
+      enabled: true,
+      controllerClass: 'k8s.io/ingress-nginx',
+      metricsPerHost: true,
+      metricsPerUndefinedHost: false,
+      reportStatusClasses: false,
+      exclude: [],
+      buckets: BUCKETS,
+      maxBatchSize: 10_000,
+      statusPort: ports[11]!,
+      logger: silentLogger(),
     });
     stops.push(() => metrics.close());
     const proxies: Proxy[] = [
@@ -301,22 +390,31 @@ async function main(): Promise<void> {
       for (const proxy of round % 2 === 0 ? proxies : [...proxies].reverse()) {
         const result = await measure(proxy, seconds);
         results.get(proxy)!.push(result);
-        process.stderr.write(`round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, ` +
-          `nginx ${figure(result.nginxMicrosecondsPerRequest, 1)} µs/req, controller ${figure(result.controllerMicrosecondsPerRequest, 2)} µs/req\n`);
+        process.stderr.write(
+          `round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, ` +
+            `nginx ${figure(result.nginxMicrosecondsPerRequest, 1)} µs/req, controller ${figure(result.controllerMicrosecondsPerRequest, 2)} µs/req\n`,
+        );
       }
     }
     const medianOf = (proxy: Proxy, key: keyof Round): number => median(results.get(proxy)!.map((result) => result[key]));
-    process.stdout.write(`\nwrk -t1 -c${CONNECTIONS} -d${seconds}s and the backend on CPU ${LOAD_CPU}; each proxy one worker on CPU ${PROXY_CPU}; ` +
-      `median of ${rounds} rounds; records per batch at most 10,000, ${RECORD_FIELDS.length} fields each\n\n`);
-    printTable(['proxy', 'requests/s', 'nginx CPU µs/request', 'controller CPU µs/request'], proxies.map((proxy) => [
-      proxy.name,
-      figure(medianOf(proxy, 'requestsPerSecond')),
-      figure(medianOf(proxy, 'nginxMicrosecondsPerRequest'), 1),
-      figure(medianOf(proxy, 'controllerMicrosecondsPerRequest'), 2),
-    ]));
+    process.stdout.write(
+      `\nwrk -t1 -c${CONNECTIONS} -d${seconds}s and the backend on CPU ${LOAD_CPU}; each proxy one worker on CPU ${PROXY_CPU}; ` +
+        `median of ${rounds} rounds; records per batch at most 10,000, ${RECORD_FIELDS.length} fields each\n\n`,
+    );
+    printTable(
+      ['proxy', 'requests/s', 'nginx CPU µs/request', 'controller CPU µs/request'],
+      proxies.map((proxy) => [
+        proxy.name,
+        figure(medianOf(proxy, 'requestsPerSecond')),
+        figure(medianOf(proxy, 'nginxMicrosecondsPerRequest'), 1),
+        figure(medianOf(proxy, 'controllerMicrosecondsPerRequest'), 2),
+      ]),
+    );
     const [off, on] = proxies as [Proxy, Proxy];
-    process.stdout.write(`\nthe monitor hook: ${figure(medianOf(on, 'nginxMicrosecondsPerRequest') - medianOf(off, 'nginxMicrosecondsPerRequest'), 1)} µs ` +
-      `of nginx CPU per request (${figure((medianOf(on, 'nginxMicrosecondsPerRequest') / medianOf(off, 'nginxMicrosecondsPerRequest') - 1) * 100, 1)} %)\n`);
+    process.stdout.write(
+      `\nthe monitor hook: ${figure(medianOf(on, 'nginxMicrosecondsPerRequest') - medianOf(off, 'nginxMicrosecondsPerRequest'), 1)} µs ` +
+        `of nginx CPU per request (${figure((medianOf(on, 'nginxMicrosecondsPerRequest') / medianOf(off, 'nginxMicrosecondsPerRequest') - 1) * 100, 1)} %)\n`,
+    );
   } finally {
     for (const stop of stops.reverse()) await stop();
     await rm(dir, { recursive: true, force: true });

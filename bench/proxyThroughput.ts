@@ -153,11 +153,21 @@ async function main(): Promise<void> {
       for (const variant of VARIANTS) {
         const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
         const variantPorts = { http, https, defaultServer, status, healthz: 0 };
-        const swapped = await startNginx((layout) => porticoConfVariant(
-          conf, { prefix: portico.process.prefix, ports: { ...portico.process.ports } },
-          { prefix: layout.prefix, ports: variantPorts }, variant, { address: '127.0.0.1', port: backendPort }));
+        const swapped = await startNginx((layout) =>
+          porticoConfVariant(
+            conf,
+            { prefix: portico.process.prefix, ports: { ...portico.process.ports } },
+            { prefix: layout.prefix, ports: variantPorts },
+            variant,
+            { address: '127.0.0.1', port: backendPort },
+          ),
+        );
         cleanups.push(swapped.stop);
-        variants.push({ name: `Portico's nginx.conf, ${variant}, ${logging.name}`, port: http, masterPid: async () => requirePid(swapped.nginx.masterPid) });
+        variants.push({
+          name: `Portico's nginx.conf, ${variant}, ${logging.name}`,
+          port: http,
+          masterPid: async () => requirePid(swapped.nginx.masterPid),
+        });
       }
       comparisons.push({
         logging,
@@ -183,8 +193,8 @@ async function main(): Promise<void> {
         results.get(proxy)!.push(result);
         process.stderr.write(
           `round ${round + 1} ${proxy.name}: ${figure(result.requestsPerSecond)} req/s, p50 ${figure(result.p50Ms, 2)} ms, ` +
-          `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, ` +
-          `${figure(result.proxyCpuMicrosecondsPerRequest, 1)} µs/request (${figure(result.proxyUserCpuMicrosecondsPerRequest, 1)} user), CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
+            `p99 ${figure(result.p99Ms, 2)} ms, proxy CPU ${figure(result.proxyCpuPercent)} %, ` +
+            `${figure(result.proxyCpuMicrosecondsPerRequest, 1)} µs/request (${figure(result.proxyUserCpuMicrosecondsPerRequest, 1)} user), CPU ${LOAD_CPU} busy ${figure(result.loadCpuBusyPercent)} %\n`,
         );
       }
     }
@@ -241,14 +251,17 @@ ${http}
 
 /** A fixed answer, with connections kept open for as long as the proxies keep theirs. */
 function backendConf(layout: PrefixLayout, port: number): string {
-  return mainContext(layout, `
+  return mainContext(
+    layout,
+    `
     access_log off;
     keepalive_requests 1000000;
     keepalive_timeout 75s;
     server {
         listen 127.0.0.1:${port};
         location / { return 200 "${BACKEND_BODY.replace('\n', '\\n')}"; }
-    }`);
+    }`,
+  );
 }
 
 /**
@@ -272,7 +285,9 @@ function staticUpstreamConf(layout: PrefixLayout, port: number, backendPort: num
     ? `set $proxy_upstream_name "${BACKEND_NAME}";
             set $proxy_alternative_upstream_name "";`
     : '';
-  return mainContext(layout, `
+  return mainContext(
+    layout,
+    `
     ${logs}
     upstream backend {
         server 127.0.0.1:${backendPort};
@@ -289,7 +304,8 @@ function staticUpstreamConf(layout: PrefixLayout, port: number, backendPort: num
             proxy_http_version 1.1;
             proxy_set_header Connection "";
         }
-    }`);
+    }`,
+  );
 }
 
 /** Portico on a manifest folder routing HOST to the backend, once it answers 200 through it. */
@@ -298,7 +314,12 @@ async function startPorticoProxy(backendPort: number, logging: Logging): Promise
   const [configMapNamespace, configMapName] = CONFIG_MAP.split('/');
   const objects = [
     { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName, namespace: configMapNamespace }, data: { 'worker-processes': '1', ...logging.configMap } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: configMapName, namespace: configMapNamespace },
+      data: { 'worker-processes': '1', ...logging.configMap },
+    },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { ports: [{ name: 'http', port: 80 }] } },
     {
       apiVersion: 'discovery.k8s.io/v1',
@@ -314,7 +335,12 @@ async function startPorticoProxy(backendPort: number, logging: Logging): Promise
       metadata: { name: 'backend' },
       spec: {
         ingressClassName: 'nginx',
-        rules: [{ host: HOST, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 80 } } } }] } }],
+        rules: [
+          {
+            host: HOST,
+            http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'backend', port: { number: 80 } } } }] },
+          },
+        ],
       },
     },
   ];
@@ -333,10 +359,14 @@ async function startPorticoProxy(backendPort: number, logging: Logging): Promise
     await removeManifests();
   };
   try {
-    await eventually(async () => {
-      const response = await httpGet({ port: portico.ports.http, host: HOST, timeoutMs: 2_000 });
-      if (response.status !== 200 || response.body !== BACKEND_BODY) throw new Error(`HTTP ${response.status}: ${response.body.slice(0, 200)}`);
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    await eventually(
+      async () => {
+        const response = await httpGet({ port: portico.ports.http, host: HOST, timeoutMs: 2_000 });
+        if (response.status !== 200 || response.body !== BACKEND_BODY)
+          throw new Error(`HTTP ${response.status}: ${response.body.slice(0, 200)}`);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
   } catch (error) {
     const tail = portico.logTail(30);
     await stop();
@@ -373,12 +403,26 @@ async function measureRound(proxy: Proxy, backendPid: number, seconds: number): 
 async function runWrk(port: number, seconds: number): Promise<LoadResult> {
   const { stdout } = await run(
     'taskset',
-    ['--cpu-list', String(LOAD_CPU), 'wrk', '--threads', '1', '--connections', String(LOAD_CONNECTIONS),
-      '--duration', `${seconds}s`, '--latency', '--header', `Host: ${HOST}`, `http://127.0.0.1:${port}/`],
+    [
+      '--cpu-list',
+      String(LOAD_CPU),
+      'wrk',
+      '--threads',
+      '1',
+      '--connections',
+      String(LOAD_CONNECTIONS),
+      '--duration',
+      `${seconds}s`,
+      '--latency',
+      '--header',
+      `Host: ${HOST}`,
+      `http://127.0.0.1:${port}/`,
+    ],
     { timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' },
   );
   const nonSuccess = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
-  if (nonSuccess) throw new Error(`${nonSuccess[1]} responses were not 2xx through :${port}; the benchmark measures nothing useful:\n${stdout}`);
+  if (nonSuccess)
+    throw new Error(`${nonSuccess[1]} responses were not 2xx through :${port}; the benchmark measures nothing useful:\n${stdout}`);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
   return {
     requests: Number(match(stdout, /^\s+(\d+) requests in /m)),
@@ -422,19 +466,45 @@ function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<P
   };
   type Summary = ReturnType<typeof summary>;
   const row = (name: string, s: Summary): string[] => [
-    name, figure(s.requestsPerSecond), figure(s.p50Ms, 2), figure(s.p99Ms, 2),
-    figure(s.proxyCpuPercent), figure(s.proxyCpuMicrosecondsPerRequest, 1), figure(s.proxyUserCpuMicrosecondsPerRequest, 1), figure(s.backendCpuPercent), figure(s.loadCpuBusyPercent), figure(s.socketErrors),
+    name,
+    figure(s.requestsPerSecond),
+    figure(s.p50Ms, 2),
+    figure(s.p99Ms, 2),
+    figure(s.proxyCpuPercent),
+    figure(s.proxyCpuMicrosecondsPerRequest, 1),
+    figure(s.proxyUserCpuMicrosecondsPerRequest, 1),
+    figure(s.backendCpuPercent),
+    figure(s.loadCpuBusyPercent),
+    figure(s.socketErrors),
   ];
   const ratio = (a: number, b: number): string => figure(a / b, 2);
   printTable(
-    ['proxy', 'requests/s', 'p50 (ms)', 'p99 (ms)', 'proxy CPU (% of a core)', 'proxy CPU per request (µs)', 'of which user space (µs)', 'backend CPU (% of a core)', `CPU ${LOAD_CPU} busy (%)`, 'socket errors'],
+    [
+      'proxy',
+      'requests/s',
+      'p50 (ms)',
+      'p99 (ms)',
+      'proxy CPU (% of a core)',
+      'proxy CPU per request (µs)',
+      'of which user space (µs)',
+      'backend CPU (% of a core)',
+      `CPU ${LOAD_CPU} busy (%)`,
+      'socket errors',
+    ],
     comparisons.flatMap(({ logging, baseline, variants, portico }) => {
       const handWritten = summary(baseline);
       const measured = [...variants, portico].map((proxy) => ({ proxy, figures: summary(proxy) }));
       const ratioRow = (name: string, ours: Summary, base: Summary): string[] => [
-        name, ratio(ours.requestsPerSecond, base.requestsPerSecond), ratio(ours.p50Ms, base.p50Ms), ratio(ours.p99Ms, base.p99Ms),
-        '', ratio(ours.proxyCpuMicrosecondsPerRequest, base.proxyCpuMicrosecondsPerRequest),
-        ratio(ours.proxyUserCpuMicrosecondsPerRequest, base.proxyUserCpuMicrosecondsPerRequest), '', '', '',
+        name,
+        ratio(ours.requestsPerSecond, base.requestsPerSecond),
+        ratio(ours.p50Ms, base.p50Ms),
+        ratio(ours.p99Ms, base.p99Ms),
+        '',
+        ratio(ours.proxyCpuMicrosecondsPerRequest, base.proxyCpuMicrosecondsPerRequest),
+        ratio(ours.proxyUserCpuMicrosecondsPerRequest, base.proxyUserCpuMicrosecondsPerRequest),
+        '',
+        '',
+        '',
       ];
       const ours = measured.at(-1)!.figures;
       const sameConfStatic = measured.find(({ proxy }) => proxy.name.includes(', static upstream,'))?.figures;

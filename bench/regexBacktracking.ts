@@ -169,8 +169,12 @@ for (const testCase of CASES) {
 }
 printTable(
   [
-    'pattern', 'worker CPU ms / hostile request', 'hostile answers', 'neighbour p50 ms, idle',
-    `p50 ms, ${HOSTILE_CLIENTS} hostile clients`, 'p90 ms',
+    'pattern',
+    'worker CPU ms / hostile request',
+    'hostile answers',
+    'neighbour p50 ms, idle',
+    `p50 ms, ${HOSTILE_CLIENTS} hostile clients`,
+    'p90 ms',
   ],
   rows,
 );

@@ -31,7 +31,11 @@ import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
 import { median } from './support/statistics.js';
 import {
-  ANNOTATIONS_PREFIX, STORE_SETTINGS, syntheticCluster, wildcardCertificate, type SyntheticCluster,
+  ANNOTATIONS_PREFIX,
+  STORE_SETTINGS,
+  syntheticCluster,
+  wildcardCertificate,
+  type SyntheticCluster,
 } from './support/syntheticCluster.js';
 import { figure, printTable } from './support/table.js';
 
@@ -195,7 +199,11 @@ function defaultAnnotations(): LocationAnnotations {
 }
 
 /** One store fill and one sync from scratch, each step timed. */
-function timedSync(cluster: SyntheticCluster, context: RenderContext, defaults: LocationAnnotations): { times: StepTimes; state: SyncState } {
+function timedSync(
+  cluster: SyntheticCluster,
+  context: RenderContext,
+  defaults: LocationAnnotations,
+): { times: StepTimes; state: SyncState } {
   let mark = performance.now();
   const lap = (): number => {
     const now = performance.now();
@@ -218,8 +226,13 @@ function timedSync(cluster: SyntheticCluster, context: RenderContext, defaults: 
   const accepted = acceptance.update(store.ingresses(), DEFAULT_SETTINGS);
   const acceptanceTime = lap();
 
-  const result = buildConfiguration({ ingresses: accepted.accepted, lookup: store, settings: DEFAULT_SETTINGS, defaultAnnotations: defaults,
-    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true } });
+  const result = buildConfiguration({
+    ingresses: accepted.accepted,
+    lookup: store,
+    settings: DEFAULT_SETTINGS,
+    defaultAnnotations: defaults,
+    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
+  });
   const model = lap();
 
   const conf = renderNginxConf(result.configuration, context);
@@ -256,22 +269,37 @@ function printReports(reports: readonly SizeReport[]): void {
   process.stdout.write(`\nOne full sync, ms (median of ${runCount} runs after the first; the first run in brackets)\n\n`);
   const total = (times: StepTimes): number => (Object.keys(STEPS) as Step[]).reduce((sum, step) => sum + times[step], 0);
   const timeCell = (medianMs: number, firstMs: number): string => `${figure(medianMs, 1)} (${figure(firstMs, 1)})`;
-  printTable(['step', ...sizes], [
-    ...(Object.keys(STEPS) as Step[]).map((step) => [STEPS[step], ...reports.map((r) => timeCell(r.medians[step], r.first[step]))]),
-    ['total', ...reports.map((r) => timeCell(total(r.medians), total(r.first)))],
-    ['per Ingress, total (µs)', ...reports.map((r) => `${figure((total(r.medians) * 1000) / r.ingresses)} (${figure((total(r.first) * 1000) / r.ingresses)})`)],
-  ]);
+  printTable(
+    ['step', ...sizes],
+    [
+      ...(Object.keys(STEPS) as Step[]).map((step) => [STEPS[step], ...reports.map((r) => timeCell(r.medians[step], r.first[step]))]),
+      ['total', ...reports.map((r) => timeCell(total(r.medians), total(r.first)))],
+      [
+        'per Ingress, total (µs)',
+        ...reports.map((r) => `${figure((total(r.medians) * 1000) / r.ingresses)} (${figure((total(r.first) * 1000) / r.ingresses)})`),
+      ],
+    ],
+  );
 
   process.stdout.write('\nSize of the result, controller memory, reload cost\n\n');
   const mib = (bytes: number): string => figure(bytes / MIB, 1);
-  printTable(['quantity', ...sizes], [
-    ['servers / model locations / location blocks', ...reports.map((r) => `${figure(r.servers)} / ${figure(r.locations)} / ${figure(r.locationBlocks)}`)],
-    ['upstreams / certificates', ...reports.map((r) => `${figure(r.upstreams)} / ${figure(r.certificates)}`)],
-    ['nginx.conf (MiB / lines)', ...reports.map((r) => `${mib(r.confBytes)} / ${figure(r.confLines)}`)],
-    ['heap held by the synced state (of all used), MiB', ...reports.map((r) => `${mib(r.heapAfterBytes - r.heapBeforeBytes)} (${mib(r.heapAfterBytes)})`)],
-    ['RSS after first sync (MiB)', ...reports.map((r) => mib(r.rssAfterBytes))],
-    ['nginx -t (ms, once)', ...reports.map((r) => figure(r.nginxTestMs))],
-  ]);
+  printTable(
+    ['quantity', ...sizes],
+    [
+      [
+        'servers / model locations / location blocks',
+        ...reports.map((r) => `${figure(r.servers)} / ${figure(r.locations)} / ${figure(r.locationBlocks)}`),
+      ],
+      ['upstreams / certificates', ...reports.map((r) => `${figure(r.upstreams)} / ${figure(r.certificates)}`)],
+      ['nginx.conf (MiB / lines)', ...reports.map((r) => `${mib(r.confBytes)} / ${figure(r.confLines)}`)],
+      [
+        'heap held by the synced state (of all used), MiB',
+        ...reports.map((r) => `${mib(r.heapAfterBytes - r.heapBeforeBytes)} (${mib(r.heapAfterBytes)})`),
+      ],
+      ['RSS after first sync (MiB)', ...reports.map((r) => mib(r.rssAfterBytes))],
+      ['nginx -t (ms, once)', ...reports.map((r) => figure(r.nginxTestMs))],
+    ],
+  );
 }
 
 await main();

@@ -76,8 +76,15 @@ function runTests(files: readonly string[], env: NodeJS.ProcessEnv): Promise<num
       [
         // Coverage of the test processes themselves: the Portico processes they start (dist/) are left out
         // (porticoProcess.ts), since Node 20's runner fails on their coverage and then reports none at all.
-        '--import', 'tsx', '--test', `--test-concurrency=${testConcurrency}`, '--experimental-test-coverage',
-        '--test-reporter=tap', '--test-reporter-destination=stdout', '--test-reporter=lcov', `--test-reporter-destination=${lcovFile}`,
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${testConcurrency}`,
+        '--experimental-test-coverage',
+        '--test-reporter=tap',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=lcov',
+        `--test-reporter-destination=${lcovFile}`,
         ...files,
       ],
       { cwd: repoRoot, env, stdio: ['inherit', 'pipe', 'inherit'] },

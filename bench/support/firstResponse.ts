@@ -26,7 +26,7 @@ export async function timeToFirstResponse(cluster: E2eCluster, name: string, opt
     awaited: 'a 200',
   });
   const elapsed = performance.now() - created;
-  if (echoed(answer).service !== options.service) throw new Error(`${host} answered from ${echoed(answer).service}, not ${options.service}`);
+  if (echoed(answer).service !== options.service)
+    throw new Error(`${host} answered from ${echoed(answer).service}, not ${options.service}`);
   return elapsed;
 }
-

@@ -47,9 +47,11 @@ export function porticoConfVariant(
     .replace(/status_port = (\d+)/, (_, port: string) => `status_port = ${movePort(port)}`);
 
   const balancer = /(upstream upstream_balancer \{\n)(\s*)server 0\.0\.0\.1;\n\s*balancer_by_lua_block \{\n[^}]*\}\n/;
-  if (!balancer.test(text)) throw new Error('Portico\'s nginx.conf has no upstream_balancer of the expected shape');
+  if (!balancer.test(text)) throw new Error("Portico's nginx.conf has no upstream_balancer of the expected shape");
   const peer = `${backend.address}:${backend.port}`;
-  return text.replace(balancer, (_, head: string, indent: string) => variant === 'static upstream'
-    ? `${head}${indent}server ${peer};\n`
-    : `${head}${indent}server 0.0.0.1;\n${indent}balancer_by_lua_block {\n${indent}    package.loaded["ngx.balancer"].set_current_peer("${backend.address}", ${backend.port})\n${indent}}\n`);
+  return text.replace(balancer, (_, head: string, indent: string) =>
+    variant === 'static upstream'
+      ? `${head}${indent}server ${peer};\n`
+      : `${head}${indent}server 0.0.0.1;\n${indent}balancer_by_lua_block {\n${indent}    package.loaded["ngx.balancer"].set_current_peer("${backend.address}", ${backend.port})\n${indent}}\n`,
+  );
 }

@@ -32,7 +32,9 @@ export function wildcardCertificate(): Promise<TestCertificate> {
 /** Every TLS Secret holds `certificate` (wildcardCertificate()), so the model accepts each for its hosts. */
 export function syntheticCluster(ingressCount: number, certificate: TestCertificate): SyntheticCluster {
   const cluster: SyntheticCluster = {
-    ingressClasses: [{ metadata: { name: STORE_SETTINGS.ingressClass, resourceVersion: '1' }, spec: { controller: STORE_SETTINGS.controllerClass } }],
+    ingressClasses: [
+      { metadata: { name: STORE_SETTINGS.ingressClass, resourceVersion: '1' }, spec: { controller: STORE_SETTINGS.controllerClass } },
+    ],
     ingresses: [],
     services: [],
     endpointSlices: [],

@@ -14,7 +14,8 @@ const UID = /^[A-Za-z0-9-]{1,64}$/;
 const SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** Annotation keys: an optional DNS prefix and a qualified name (validation.IsQualifiedName). */
-const ANNOTATION_KEY = /^(?:(?=[^/]{1,253}\/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const ANNOTATION_KEY =
+  /^(?:(?=[^/]{1,253}\/)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 // Lengths far above what the API server admits, only to bound the work on forged reviews.
 const text = (max: number) => z.string().max(max);
@@ -48,7 +49,10 @@ const ingressSchema = z.looseObject({
           host: text(253).optional(),
           http: z
             .object({
-              paths: list(z.object({ path: text(4096).optional(), pathType: z.enum(['Exact', 'Prefix', 'ImplementationSpecific']), backend }), 10_000),
+              paths: list(
+                z.object({ path: text(4096).optional(), pathType: z.enum(['Exact', 'Prefix', 'ImplementationSpecific']), backend }),
+                10_000,
+              ),
             })
             .optional(),
         }),
@@ -90,17 +94,20 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
   const review = reviewSchema.safeParse(body);
   if (!review.success) return { ok: false, error: `not an ${API_VERSION} ${KIND}: ${describeIssues(review.error)}` };
   const { uid, kind, operation, dryRun, object } = review.data.request;
-  if (operation === 'DELETE' || operation === 'CONNECT') return { ok: true, request: { kind: 'unchecked', uid, reason: `operation ${operation}` } };
+  if (operation === 'DELETE' || operation === 'CONNECT')
+    return { ok: true, request: { kind: 'unchecked', uid, reason: `operation ${operation}` } };
   if (kind.group !== 'networking.k8s.io' || kind.version !== 'v1' || kind.kind !== 'Ingress') {
     return { ok: true, request: { kind: 'malformed', uid, reason: 'this webhook reviews only networking.k8s.io/v1 Ingresses' } };
   }
   const ingress = ingressSchema.safeParse(object);
-  if (!ingress.success) return { ok: true, request: { kind: 'malformed', uid, reason: `invalid Ingress: ${describeIssues(ingress.error)}` } };
+  if (!ingress.success)
+    return { ok: true, request: { kind: 'malformed', uid, reason: `invalid Ingress: ${describeIssues(ingress.error)}` } };
   const metadata = ingress.data.metadata;
   const name = metadata.name ?? review.data.request.name;
   const namespace = metadata.namespace ?? review.data.request.namespace;
   // The API server validated both before calling; a forged review may hold anything.
-  if (name === undefined || !SUBDOMAIN.test(name)) return { ok: true, request: { kind: 'malformed', uid, reason: 'metadata.name is not a valid object name' } };
+  if (name === undefined || !SUBDOMAIN.test(name))
+    return { ok: true, request: { kind: 'malformed', uid, reason: 'metadata.name is not a valid object name' } };
   if (namespace === undefined || !LABEL.test(namespace)) {
     return { ok: true, request: { kind: 'malformed', uid, reason: 'metadata.namespace is not a valid namespace name' } };
   }
@@ -114,7 +121,9 @@ export function parseAdmissionReview(body: unknown): ParsedReview {
 
 /** The first few problems, each as `path: message`; never the offending values (they may be huge or hostile). */
 function describeIssues(error: z.ZodError): string {
-  const shown = error.issues.slice(0, 3).map((issue) => `${issue.path.map(String).join('.').slice(0, 200) || '(root)'}: ${issue.message.slice(0, 200)}`);
+  const shown = error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.').slice(0, 200) || '(root)'}: ${issue.message.slice(0, 200)}`);
   const more = error.issues.length > shown.length ? ` (and ${error.issues.length - shown.length} more)` : '';
   return `${shown.join('; ')}${more}`;
 }

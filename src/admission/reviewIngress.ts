@@ -50,7 +50,11 @@ export function reviewIngress(ingress: Ingress, context: AdmissionContext): Admi
   const problems = modelProblems(verdict.accepted, neighbours, context);
   // A path of its own that its host's regex mode (another Ingress's) makes unservable: the sync loop would drop it.
   const unservable = problems.filter((problem) => problem.reason === UNSERVABLE_PATH);
-  if (unservable.length > 0) return deny(unservable.map((problem) => problem.message), deprecated);
+  if (unservable.length > 0)
+    return deny(
+      unservable.map((problem) => problem.message),
+      deprecated,
+    );
   const modelWarnings = problems.map((problem) => `${problem.reason}: ${problem.message}`);
   return { allowed: true, warnings: [...deprecated, ...verdict.warnings, ...modelWarnings] };
 }
@@ -78,7 +82,9 @@ function checkPaths(candidate: AcceptedIngress, ownership: PathOwnership): { con
       const owner = others.find((other) => other.canary === path.canary && locationKey(other, regex) === key);
       if (owner) {
         const where = `host "${host}" path "${path.path}" (pathType ${path.type})`;
-        conflicts.push(path.canary ? `${where} already has a canary: Ingress ${owner.owner}` : `${where} is already served by Ingress ${owner.owner}`);
+        conflicts.push(
+          path.canary ? `${where} already has a canary: Ingress ${owner.owner}` : `${where} is already served by Ingress ${owner.owner}`,
+        );
       }
     }
   }

@@ -4,14 +4,7 @@
 // does not know (`--bool=false`, `-v=2`) are rewritten before it sees them.
 import { isIP } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import {
-  FLAG_DEFINITIONS,
-  flagPropertyName,
-  type FlagDefinition,
-  type FlagName,
-  type FlagValue,
-  type Flags,
-} from './flags.js';
+import { FLAG_DEFINITIONS, flagPropertyName, type FlagDefinition, type FlagName, type FlagValue, type Flags } from './flags.js';
 import { PORTICO_VERSION } from './version.js';
 
 /** A command line that cannot be run: unknown flag, bad value, conflicting flags. */
@@ -75,9 +68,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLineResult {
   for (const [definition, option] of options) {
     const given = program.getOptionValueSource(option.attributeName()) === 'cli';
     if (given) explicitlySet.add(definition.name);
-    values[flagPropertyName(definition.name)] = given
-      ? (program.getOptionValue(option.attributeName()) as FlagValue)
-      : definition.default;
+    values[flagPropertyName(definition.name)] = given ? (program.getOptionValue(option.attributeName()) as FlagValue) : definition.default;
   }
   // Safe: `values` has one property per table row, typed by its kind, which is how `Flags` is defined.
   const flags = values as unknown as Flags;
@@ -192,7 +183,11 @@ function defaultNote(definition: FlagDefinition): string {
 }
 
 function formatDuration(milliseconds: number): string {
-  for (const [unit, size] of [['h', HOUR], ['m', MINUTE], ['s', SECOND]] as const) {
+  for (const [unit, size] of [
+    ['h', HOUR],
+    ['m', MINUTE],
+    ['s', SECOND],
+  ] as const) {
     if (milliseconds % size === 0) return `${milliseconds / size}${unit}`;
   }
   return `${milliseconds}ms`;
@@ -274,8 +269,8 @@ const HOUR = 60 * MINUTE;
 const DURATION_UNITS: Readonly<Record<string, number>> = {
   ns: NANOSECOND,
   us: MICROSECOND,
-  'µs': MICROSECOND, // U+00B5 micro sign
-  'μs': MICROSECOND, // U+03BC Greek mu
+  µs: MICROSECOND, // U+00B5 micro sign
+  μs: MICROSECOND, // U+03BC Greek mu
   ms: 1,
   s: SECOND,
   m: MINUTE,

@@ -65,7 +65,11 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
   });
-  const events = new EventRecorder({ logger, sink: new KubernetesEventSink(client), pod: await controllerPod(kubeConfig, process.env, logger) });
+  const events = new EventRecorder({
+    logger,
+    sink: new KubernetesEventSink(client),
+    pod: await controllerPod(kubeConfig, process.env, logger),
+  });
   const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
   return { source, events, cluster: { client, contextNamespace }, close: () => client.close() };
 }
@@ -116,14 +120,16 @@ async function run(argv: readonly string[]): Promise<number> {
     statusPort: flags.statusPort,
     logger,
   });
-  const status = cluster && new StatusReporter({
-    client: cluster.client,
-    identity: controllerIdentity(process.env, cluster.contextNamespace),
-    ingress: (key) => store.ingress(key),
-    settings: flags,
-    logger,
-    onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
-  });
+  const status =
+    cluster &&
+    new StatusReporter({
+      client: cluster.client,
+      identity: controllerIdentity(process.env, cluster.contextNamespace),
+      ingress: (key) => store.ingress(key),
+      settings: flags,
+      logger,
+      onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
+    });
   const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port);
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),

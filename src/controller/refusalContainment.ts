@@ -59,7 +59,8 @@ export class RefusalContainment {
     if (origin.kind === 'settings') return this.containSettings(attempt);
     const key = `${origin.ingress.namespace}/${origin.ingress.name}`;
     const entry = attempt.accepted.find((candidate) => objectKey(candidate.ingress) === key);
-    if (entry === undefined) return { kind: 'none', reason: `the refused line names Ingress ${key}, which the configuration does not hold` };
+    if (entry === undefined)
+      return { kind: 'none', reason: `the refused line names Ingress ${key}, which the configuration does not hold` };
     const fallback = this.acceptedByNginx.get(key);
     // nginx ran this very version: what changed since is the settings (its locations take their defaults), or nothing of an object.
     if (fallback?.ingress === entry.ingress) return this.containSettings(attempt);

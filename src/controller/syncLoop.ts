@@ -116,7 +116,9 @@ export class SyncLoop {
       if (!skipped) this.limiter.take();
       settling.add(settled);
       settled
-        .catch((error: unknown) => this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'finishing a sync failed'))
+        .catch((error: unknown) =>
+          this.options.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'finishing a sync failed'),
+        )
         .finally(() => settling.delete(settled));
     }
     await Promise.allSettled(settling); // a reload under way finishes
@@ -176,7 +178,8 @@ export class SyncLoop {
     const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
-      if (ingress) this.options.events.record(ingress, problem.severity === 'warning' ? 'Warning' : 'Normal', problem.reason, problem.message);
+      if (ingress)
+        this.options.events.record(ingress, problem.severity === 'warning' ? 'Warning' : 'Normal', problem.reason, problem.message);
     }
     for (const warning of result.warnings) logger.warn(warning);
 
@@ -208,7 +211,12 @@ export class SyncLoop {
 
   /** What follows nginx's answer: Events, metrics, the status of served Ingresses, the log line. */
   private settle(
-    configuration: Configuration, text: string, served: ReadonlySet<string>, attempt: Attempt, outcome: ApplyOutcome, timing: SyncTiming,
+    configuration: Configuration,
+    text: string,
+    served: ReadonlySet<string>,
+    attempt: Attempt,
+    outcome: ApplyOutcome,
+    timing: SyncTiming,
   ): SyncReport {
     const { logger, events } = this.options;
     if (outcome.outcome === 'superseded') {
@@ -253,7 +261,10 @@ export class SyncLoop {
     const containment = this.containment.contain(refused, attempt);
     switch (containment.kind) {
       case 'none':
-        logger.error({ error: refused.error, reason: containment.reason }, 'nothing to leave out of what nginx refused; the running configuration stays');
+        logger.error(
+          { error: refused.error, reason: containment.reason },
+          'nothing to leave out of what nginx refused; the running configuration stays',
+        );
         return false;
       case 'ingress': {
         const { ingress, fallback } = containment;

@@ -15,7 +15,13 @@ import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
 import { ConfigRefusedError, NginxProcess } from './nginx/nginxProcess.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
-import { createRenderContext, STATUS_ADDRESS, type ListenPorts, type MonitorTarget, type RenderContext } from './nginx/render/renderContext.js';
+import {
+  createRenderContext,
+  STATUS_ADDRESS,
+  type ListenPorts,
+  type MonitorTarget,
+  type RenderContext,
+} from './nginx/render/renderContext.js';
 import { originOfLine, type OriginTable, type TracedConfig } from './nginx/render/configOrigins.js';
 import { renderTracedNginxConf } from './nginx/render/renderNginxConf.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
@@ -60,14 +66,20 @@ export class NginxDataPlane implements DataPlane {
   private latest: Configuration | undefined;
   private pushedMore = false;
   /** Configurations to render and load, one at a time, the newest only. */
-  private readonly loads = new LatestOnlyQueue<Configuration, ApplyOutcome>((configuration) => this.load(configuration), { outcome: 'superseded' });
+  private readonly loads = new LatestOnlyQueue<Configuration, ApplyOutcome>((configuration) => this.load(configuration), {
+    outcome: 'superseded',
+  });
   /** worker-shutdown-timeout of the latest configuration: how long nginx drains at a quit. */
   private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private checking = false;
 
   constructor(private readonly options: NginxDataPlaneOptions) {
-    this.nginx = new NginxProcess({ prefix: options.prefix, logger: options.logger.child({ component: 'nginx' }), binary: options.nginxBinary });
+    this.nginx = new NginxProcess({
+      prefix: options.prefix,
+      logger: options.logger.child({ component: 'nginx' }),
+      binary: options.nginxBinary,
+    });
     this.live = new LiveStateClient({
       socketPath: this.nginx.layout.configurationSocket,
       logger: options.logger.child({ component: 'live-state' }),
@@ -128,7 +140,10 @@ export class NginxDataPlane implements DataPlane {
       listenAddresses: this.options.listenAddresses,
       luaDir: LUA_DIR,
       monitor: this.options.monitor,
-      selfEndpoints: { porticoPorts: this.options.endpointGuard.porticoPorts, refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere },
+      selfEndpoints: {
+        porticoPorts: this.options.endpointGuard.porticoPorts,
+        refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere,
+      },
       paths: {
         errorLog: layout.errorLog,
         accessLog: this.options.accessLog ?? layout.accessLog,
@@ -175,7 +190,10 @@ export class NginxDataPlane implements DataPlane {
     if (result.outcome === 'reloaded' || this.pushedMore) {
       // A failure leaves more in nginx than needed, never less: reported, not the reload's failure.
       await this.pushLive().catch((error: unknown) =>
-        this.options.logger.warn({ err: (error as Error).message }, 'dropping what the replaced nginx.conf needed from the live state failed'),
+        this.options.logger.warn(
+          { err: (error as Error).message },
+          'dropping what the replaced nginx.conf needed from the live state failed',
+        ),
       );
     }
     return result;

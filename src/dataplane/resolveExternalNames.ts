@@ -36,7 +36,10 @@ export async function resolveExternalNames(
         }
         const addresses = await resolve(endpoint.address).catch(() => []);
         // A resolver answers addresses; anything else is dropped with the self addresses.
-        const checked = refuseSelfEndpoints(addresses.filter((address) => isIP(address) !== 0).map((address) => ({ address, port: endpoint.port })), guard);
+        const checked = refuseSelfEndpoints(
+          addresses.filter((address) => isIP(address) !== 0).map((address) => ({ address, port: endpoint.port })),
+          guard,
+        );
         for (const message of checked.refused) refused(backend.name, `${endpoint.address} resolves to ${message}`);
         endpoints.push(...checked.endpoints);
       }

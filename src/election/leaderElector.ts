@@ -147,7 +147,10 @@ export class LeaderElector {
         return false;
       }
       // A 409 means another candidate wrote first: expected, so quiet. Anything else (network, a restarting API server) is news.
-      logger[status === 409 ? 'debug' : 'warn']({ err: error instanceof Error ? error.message : String(error) }, 'could not acquire or renew the lease');
+      logger[status === 409 ? 'debug' : 'warn'](
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not acquire or renew the lease',
+      );
       return false;
     }
   }
@@ -203,7 +206,10 @@ export class LeaderElector {
       );
       logger.info({ identity }, 'released the leader lease');
     } catch (error) {
-      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not release the leader lease; it expires on its own');
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'could not release the leader lease; it expires on its own',
+      );
     }
   }
 }

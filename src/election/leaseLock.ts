@@ -35,7 +35,9 @@ export class LeaseLock {
   /** The lease, or undefined when it does not exist yet. */
   async get(): Promise<ObservedLease | undefined> {
     try {
-      return observed(await this.client.send<Lease>('GET', `${this.collection}/${encodeURIComponent(this.name)}`, { timeoutMs: this.timeoutMs }));
+      return observed(
+        await this.client.send<Lease>('GET', `${this.collection}/${encodeURIComponent(this.name)}`, { timeoutMs: this.timeoutMs }),
+      );
     } catch (error) {
       if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
       throw error;
@@ -43,7 +45,12 @@ export class LeaseLock {
   }
 
   async create(record: LeaderRecord): Promise<ObservedLease> {
-    const body: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.namespace }, spec: record };
+    const body: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: this.name, namespace: this.namespace },
+      spec: record,
+    };
     return observed(await this.client.send<Lease>('POST', this.collection, { body, timeoutMs: this.timeoutMs }));
   }
 

@@ -16,13 +16,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 
-export type Wire<T> = T extends Date
-  ? string
-  : T extends (infer U)[]
-    ? Wire<U>[]
-    : T extends object
-      ? { [K in keyof T]: Wire<T[K]> }
-      : T;
+export type Wire<T> = T extends Date ? string : T extends (infer U)[] ? Wire<U>[] : T extends object ? { [K in keyof T]: Wire<T[K]> } : T;
 
 export type ObjectMeta = Wire<V1ObjectMeta>;
 export type Ingress = Wire<V1Ingress>;
@@ -47,15 +41,7 @@ export interface KindTypes {
   Namespace: Namespace;
 }
 export type Kind = keyof KindTypes;
-export const KINDS: readonly Kind[] = [
-  'Ingress',
-  'IngressClass',
-  'Service',
-  'EndpointSlice',
-  'Secret',
-  'ConfigMap',
-  'Namespace',
-];
+export const KINDS: readonly Kind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'ConfigMap', 'Namespace'];
 
 /** Any object with metadata, as the reflector and manifest source see it. */
 export interface KubeObject {

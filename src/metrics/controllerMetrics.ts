@@ -26,7 +26,9 @@ export class ControllerMetrics {
     this.configHash = gauge('config_hash', 'Running configuration hash actually running');
     this.lastReloadSuccessful = gauge('config_last_reload_successful', 'Whether the last configuration reload attempt was successful');
     this.lastReloadSuccessfulTimestamp = gauge(
-      'config_last_reload_successful_timestamp_seconds', 'Timestamp of the last successful configuration reload.');
+      'config_last_reload_successful_timestamp_seconds',
+      'Timestamp of the last successful configuration reload.',
+    );
     this.reloads = counter('success', 'Cumulative number of Ingress controller reload operations');
     this.reloadErrors = counter('errors', 'Cumulative number of Ingress controller errors during reload operations');
     this.leaderElection = gauge(

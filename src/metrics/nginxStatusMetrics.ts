@@ -24,7 +24,13 @@ export function parseStubStatus(text: string): StubStatus | undefined {
   const match = STUB_STATUS.exec(text);
   if (!match) return undefined;
   const [active, accepted, handled, requests, reading, writing, waiting] = match.slice(1).map(Number) as [
-    number, number, number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   return { active, accepted, handled, requests, reading, writing, waiting };
 }
@@ -47,12 +53,29 @@ export function registerNginxStatusMetrics(registry: Registry, labels: Controlle
     const status = await read();
     return status ? pick(status) : [];
   };
-  registerFamily(registry, `${PREFIX}connections`, 'current number of client connections with state {active, reading, writing, waiting}', 'gauge',
-    samples((status) => (['active', 'reading', 'writing', 'waiting'] as const).map((state) => ({ labels: { ...labels, state }, value: status[state] }))));
-  registerFamily(registry, `${PREFIX}connections_total`, 'total number of connections with state {accepted, handled}', 'counter',
-    samples((status) => (['accepted', 'handled'] as const).map((state) => ({ labels: { ...labels, state }, value: status[state] }))));
-  registerFamily(registry, `${PREFIX}requests_total`, 'total number of client requests', 'counter',
-    samples((status) => [{ labels, value: status.requests }]));
+  registerFamily(
+    registry,
+    `${PREFIX}connections`,
+    'current number of client connections with state {active, reading, writing, waiting}',
+    'gauge',
+    samples((status) =>
+      (['active', 'reading', 'writing', 'waiting'] as const).map((state) => ({ labels: { ...labels, state }, value: status[state] })),
+    ),
+  );
+  registerFamily(
+    registry,
+    `${PREFIX}connections_total`,
+    'total number of connections with state {accepted, handled}',
+    'counter',
+    samples((status) => (['accepted', 'handled'] as const).map((state) => ({ labels: { ...labels, state }, value: status[state] }))),
+  );
+  registerFamily(
+    registry,
+    `${PREFIX}requests_total`,
+    'total number of client requests',
+    'counter',
+    samples((status) => [{ labels, value: status.requests }]),
+  );
 }
 
 async function fetchStubStatus(url: string): Promise<StubStatus | undefined> {

@@ -6,8 +6,20 @@
 
 /** The order of a record's fields in a batch (lua/portico/monitor.lua writes them in this order). */
 export const RECORD_FIELDS = [
-  'host', 'namespace', 'ingress', 'service', 'canary', 'path', 'method', 'status',
-  'requestLength', 'requestTime', 'bytesSent', 'upstreamConnectTime', 'upstreamHeaderTime', 'upstreamResponseTime',
+  'host',
+  'namespace',
+  'ingress',
+  'service',
+  'canary',
+  'path',
+  'method',
+  'status',
+  'requestLength',
+  'requestTime',
+  'bytesSent',
+  'upstreamConnectTime',
+  'upstreamHeaderTime',
+  'upstreamResponseTime',
 ] as const;
 
 /** What nginx tells about one request; a number is undefined when nginx had no value (no upstream, say). */
@@ -30,8 +42,7 @@ export interface RequestRecord {
 }
 
 export type DecodedBatch =
-  | { readonly ok: true; readonly records: RequestRecord[]; readonly malformed: number }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly records: RequestRecord[]; readonly malformed: number } | { readonly ok: false; readonly error: string };
 
 /** Longer than any host name, Kubernetes name, Ingress path or nginx number: such a record is not nginx's. */
 const MAX_FIELD_LENGTH = 4096;
@@ -69,10 +80,20 @@ function recordAt(fields: readonly unknown[], start: number): RequestRecord | un
   const f = fields as readonly (string | number)[];
   const s = start;
   return {
-    host: label(f[s]!), namespace: label(f[s + 1]!), ingress: label(f[s + 2]!), service: label(f[s + 3]!), canary: label(f[s + 4]!),
-    path: label(f[s + 5]!), method: label(f[s + 6]!), status: label(f[s + 7]!),
-    requestLength: quantity(f[s + 8]!), requestTime: quantity(f[s + 9]!), bytesSent: quantity(f[s + 10]!),
-    upstreamConnectTime: quantity(f[s + 11]!), upstreamHeaderTime: quantity(f[s + 12]!), upstreamResponseTime: quantity(f[s + 13]!),
+    host: label(f[s]!),
+    namespace: label(f[s + 1]!),
+    ingress: label(f[s + 2]!),
+    service: label(f[s + 3]!),
+    canary: label(f[s + 4]!),
+    path: label(f[s + 5]!),
+    method: label(f[s + 6]!),
+    status: label(f[s + 7]!),
+    requestLength: quantity(f[s + 8]!),
+    requestTime: quantity(f[s + 9]!),
+    bytesSent: quantity(f[s + 10]!),
+    upstreamConnectTime: quantity(f[s + 11]!),
+    upstreamHeaderTime: quantity(f[s + 12]!),
+    upstreamResponseTime: quantity(f[s + 13]!),
   };
 }
 

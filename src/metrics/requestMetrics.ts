@@ -47,20 +47,43 @@ interface HistogramSpec {
 
 /** ingress-nginx's histograms, with its bucket flags; help texts say what Portico measures. */
 const HISTOGRAMS: readonly HistogramSpec[] = [
-  { name: 'connect_duration_seconds', help: 'The time spent on establishing a connection with the upstream server (all attempts)',
-    buckets: 'time', value: (record) => record.upstreamConnectTime },
-  { name: 'header_duration_seconds', help: 'The time spent on receiving the response header from the upstream server (all attempts)',
-    buckets: 'time', value: (record) => record.upstreamHeaderTime },
-  { name: 'response_duration_seconds', help: 'The time spent on receiving the response from the upstream server (all attempts)',
-    buckets: 'time', value: (record) => record.upstreamResponseTime },
-  { name: 'request_duration_seconds', help: 'The request processing time in seconds',
-    buckets: 'time', value: (record) => record.requestTime },
-  { name: 'response_size', help: 'The response length (including status line, header and body)',
-    buckets: 'length', value: (record) => record.bytesSent },
-  { name: 'request_size', help: 'The request length (including request line, header, and request body)',
-    buckets: 'length', value: (record) => record.requestLength },
-  { name: 'bytes_sent', help: 'DEPRECATED The number of bytes sent to a client',
-    buckets: 'size', value: (record) => record.bytesSent },
+  {
+    name: 'connect_duration_seconds',
+    help: 'The time spent on establishing a connection with the upstream server (all attempts)',
+    buckets: 'time',
+    value: (record) => record.upstreamConnectTime,
+  },
+  {
+    name: 'header_duration_seconds',
+    help: 'The time spent on receiving the response header from the upstream server (all attempts)',
+    buckets: 'time',
+    value: (record) => record.upstreamHeaderTime,
+  },
+  {
+    name: 'response_duration_seconds',
+    help: 'The time spent on receiving the response from the upstream server (all attempts)',
+    buckets: 'time',
+    value: (record) => record.upstreamResponseTime,
+  },
+  {
+    name: 'request_duration_seconds',
+    help: 'The request processing time in seconds',
+    buckets: 'time',
+    value: (record) => record.requestTime,
+  },
+  {
+    name: 'response_size',
+    help: 'The response length (including status line, header and body)',
+    buckets: 'length',
+    value: (record) => record.bytesSent,
+  },
+  {
+    name: 'request_size',
+    help: 'The request length (including request line, header, and request body)',
+    buckets: 'length',
+    value: (record) => record.requestLength,
+  },
+  { name: 'bytes_sent', help: 'DEPRECATED The number of bytes sent to a client', buckets: 'size', value: (record) => record.bytesSent },
 ];
 
 const REQUESTS = { name: 'requests', help: 'The total number of client requests' };
@@ -71,8 +94,22 @@ const UPSTREAM_LATENCY = { name: 'ingress_upstream_latency_seconds', help: 'DEPR
  * upper-case token as a method, so a client could otherwise mint series at will.
  */
 const METHODS: ReadonlySet<string> = new Set([
-  'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH',
-  'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK',
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
 ]);
 const STATUS = /^[1-5]\d\d$/;
 /** With --metrics-per-undefined-host: distinct client-chosen hosts labelled at most; later ones are not counted. */
@@ -117,7 +154,7 @@ export class RequestMetrics {
     private readonly options: RequestMetricsOptions,
     registry: Registry,
   ) {
-    const excluded = new Set(options.exclude.map((name) => name.startsWith(METRIC_PREFIX) ? name.slice(METRIC_PREFIX.length) : name));
+    const excluded = new Set(options.exclude.map((name) => (name.startsWith(METRIC_PREFIX) ? name.slice(METRIC_PREFIX.length) : name)));
     this.histograms = HISTOGRAMS.filter((spec) => !excluded.has(spec.name)).map((spec, index) => ({
       ...spec,
       bounds: checkedBuckets(spec.buckets, options.buckets[spec.buckets]),
@@ -129,16 +166,18 @@ export class RequestMetrics {
     for (const histogram of this.histograms) {
       registerFamily(registry, METRIC_PREFIX + histogram.name, histogram.help, 'histogram', () => this.histogramValues(histogram));
     }
-    this.latency = excluded.has(UPSTREAM_LATENCY.name) ? undefined : new Summary({
-      name: METRIC_PREFIX + UPSTREAM_LATENCY.name,
-      help: UPSTREAM_LATENCY.help,
-      labelNames: [...Object.keys(options.labels), 'ingress', 'namespace', 'service', 'canary'],
-      // client_golang's defaults, which ingress-nginx keeps: quantiles over the last 10 minutes.
-      percentiles: [0.5, 0.9, 0.99],
-      maxAgeSeconds: 600,
-      ageBuckets: 5,
-      registers: [registry],
-    });
+    this.latency = excluded.has(UPSTREAM_LATENCY.name)
+      ? undefined
+      : new Summary({
+          name: METRIC_PREFIX + UPSTREAM_LATENCY.name,
+          help: UPSTREAM_LATENCY.help,
+          labelNames: [...Object.keys(options.labels), 'ingress', 'namespace', 'service', 'canary'],
+          // client_golang's defaults, which ingress-nginx keeps: quantiles over the last 10 minutes.
+          percentiles: [0.5, 0.9, 0.99],
+          maxAgeSeconds: 600,
+          ageBuckets: 5,
+          registers: [registry],
+        });
   }
 
   /**
@@ -208,7 +247,9 @@ export class RequestMetrics {
 
   private servesLocation({ namespace, ingress, service, path }: RequestRecord): boolean {
     const key = locationKey(namespace, ingress, service, path);
-    return this.served.locations.has(key) || (this.previous.locations.has(key) && this.served.ingresses.has(ingressKey(namespace, ingress)));
+    return (
+      this.served.locations.has(key) || (this.previous.locations.has(key) && this.served.ingresses.has(ingressKey(namespace, ingress)))
+    );
   }
 
   private labelsHost(host: string): boolean {

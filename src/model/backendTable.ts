@@ -68,7 +68,11 @@ export class BackendTable {
       balancings.set(canary.backend, { ...canaryBalancing, affinity: balancings.get(primary)?.affinity });
     }
     return [...this.backends.values()]
-      .map((backend) => ({ ...backend, balancing: balancings.get(backend.name) ?? backend.balancing, canary: this.canaries.get(backend.name) }))
+      .map((backend) => ({
+        ...backend,
+        balancing: balancings.get(backend.name) ?? backend.balancing,
+        canary: this.canaries.get(backend.name),
+      }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -76,7 +80,9 @@ export class BackendTable {
     for (const [name, messages] of this.refused) {
       const backend = this.backends.get(name)!.service;
       const message = `backend ${name} (Service ${backend.namespace}/${backend.name}) refused: ${messages.join('; ')}`;
-      const ingresses = new Map((this.claims.get(name) ?? []).map((claim) => [`${claim.ingress.namespace}/${claim.ingress.name}`, claim.ingress]));
+      const ingresses = new Map(
+        (this.claims.get(name) ?? []).map((claim) => [`${claim.ingress.namespace}/${claim.ingress.name}`, claim.ingress]),
+      );
       if (ingresses.size === 0) warnings.push(message);
       for (const ingress of ingresses.values()) problems.push({ ingress, severity: 'warning', reason: 'EndpointRefused', message });
     }

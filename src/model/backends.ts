@@ -88,7 +88,9 @@ export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup
       if (endpoint.conditions?.ready === false) continue;
       for (const address of endpoint.addresses ?? []) {
         if (isAddress?.(address) !== true) {
-          dropped.push(`${where}: address ${quoteValue(address)} is not an IP of its addressType ${quoteValue(slice.addressType ?? '')}; left out`);
+          dropped.push(
+            `${where}: address ${quoteValue(address)} is not an IP of its addressType ${quoteValue(slice.addressType ?? '')}; left out`,
+          );
           continue;
         }
         unique.set(`${address}:${slicePort.port}`, { address, port: slicePort.port });

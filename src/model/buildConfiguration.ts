@@ -12,15 +12,7 @@ import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingres
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
-import type {
-  Certificate,
-  Configuration,
-  IngressAnnotations,
-  IngressProblem,
-  IngressRef,
-  LocationAnnotations,
-  Server,
-} from './types.js';
+import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
 
 /** An Ingress version whose annotations and paths passed validation. */
 export interface AcceptedIngress {
@@ -120,7 +112,8 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     if ((ingress.spec?.tls ?? []).length === 0 || annotations.canary) continue;
     for (const rule of ingress.spec?.rules ?? []) {
       const server = rule.host ? servers.get(rule.host) : undefined;
-      if (server && !server.tls) server.tls = { secretName: tlsSecretFor(server.hostname, ingress, input.lookup), ingress: ingressRef(ingress) };
+      if (server && !server.tls)
+        server.tls = { secretName: tlsSecretFor(server.hostname, ingress, input.lookup), ingress: ingressRef(ingress) };
     }
   }
 

@@ -50,7 +50,10 @@ export function mergeCanaries(
       const earlier = merged.get(primary);
       if (earlier && !(earlier.canary === canary && sameIngress(earlier.ingress, ref))) {
         const owner = `Ingress ${earlier.ingress.namespace}/${earlier.ingress.name}`;
-        ignored('CanaryConflict', `${where}: backend ${primary} already has the canary ${earlier.canary} (from ${owner}; the oldest wins); ignored`);
+        ignored(
+          'CanaryConflict',
+          `${where}: backend ${primary} already has the canary ${earlier.canary} (from ${owner}; the oldest wins); ignored`,
+        );
         continue;
       }
       backends.add(rulePath.service, { rank, ingress: ref, balancing: accepted.annotations.balancing });

@@ -33,8 +33,10 @@ export function pathLengthProblem(path: string): string | undefined {
 export function regexPathProblem(path: string, rewrite: Pick<LocationAnnotations['rewrite'], 'target'>): string | undefined {
   const analysis = analyzePortableRegex(path, MAX_PATH_BYTES);
   if (!analysis.ok) {
-    return `is served as a regular expression (use-regex or rewrite-target on its host), and ${analysis.problem}; ` +
-      `expected ${portableRegexSyntax(MAX_PATH_BYTES)}`;
+    return (
+      `is served as a regular expression (use-regex or rewrite-target on its host), and ${analysis.problem}; ` +
+      `expected ${portableRegexSyntax(MAX_PATH_BYTES)}`
+    );
   }
   const highest = Math.max(0, ...[...(rewrite.target ?? '').matchAll(CAPTURE_REFERENCE)].map((match) => Number(match[1])));
   if (highest > analysis.captures) {

@@ -127,7 +127,12 @@ export function selfEndpointReason(endpoint: Endpoint, guard: EndpointGuard): st
   if (local && guard.refuseLoopbackEverywhere) return 'is a loopback or unspecified address: Portico itself';
   if (!guard.porticoPorts.includes(endpoint.port)) return undefined;
   if (local) return `is Portico's own port ${endpoint.port}`;
-  const own = new Set(guard.interfaceAddresses.map(parseAddress).filter((parsed) => parsed !== undefined).map(canonical));
+  const own = new Set(
+    guard.interfaceAddresses
+      .map(parseAddress)
+      .filter((parsed) => parsed !== undefined)
+      .map(canonical),
+  );
   return own.has(canonical(bytes)) ? `is this machine's address at Portico's own port ${endpoint.port}` : undefined;
 }
 

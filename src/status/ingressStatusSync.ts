@@ -82,7 +82,9 @@ export class IngressStatusSync {
   private async write(desired: readonly LoadBalancerAddress[]): Promise<void> {
     const stale = [...this.served]
       .map((key) => this.options.ingress(key))
-      .filter((ingress): ingress is Ingress => ingress !== undefined && !sameAddresses(ingress.status?.loadBalancer?.ingress ?? [], desired));
+      .filter(
+        (ingress): ingress is Ingress => ingress !== undefined && !sameAddresses(ingress.status?.loadBalancer?.ingress ?? [], desired),
+      );
     for (let i = 0; i < stale.length; i += PARALLEL_WRITES) {
       await Promise.all(stale.slice(i, i + PARALLEL_WRITES).map((ingress) => this.patch(ingress, desired)));
     }

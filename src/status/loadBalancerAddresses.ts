@@ -84,9 +84,7 @@ export function standardized(addresses: readonly LoadBalancerAddress[]): LoadBal
     const clean = { ...(address.ip ? { ip: address.ip } : {}), ...(address.hostname ? { hostname: address.hostname } : {}) };
     if (clean.ip || clean.hostname) unique.set(`${clean.hostname ?? ''}|${clean.ip ?? ''}`, clean);
   }
-  return [...unique.values()].sort(
-    (a, b) => compare(a.hostname ?? '', b.hostname ?? '') || compare(a.ip ?? '', b.ip ?? ''),
-  );
+  return [...unique.values()].sort((a, b) => compare(a.hostname ?? '', b.hostname ?? '') || compare(a.ip ?? '', b.ip ?? ''));
 }
 
 /** Whether two lists name the same addresses (ports and ipMode are not Portico's to compare). */

@@ -37,7 +37,8 @@ export async function runningAddresses(
   }
   if (settings.publishService !== '') {
     const [namespace = '', name = '', ...rest] = settings.publishService.split('/');
-    if (namespace === '' || name === '' || rest.length > 0) throw new Error(`--publish-service must be namespace/name, not ${settings.publishService}`);
+    if (namespace === '' || name === '' || rest.length > 0)
+      throw new Error(`--publish-service must be namespace/name, not ${settings.publishService}`);
     const service = await client.send<Service>(
       'GET',
       `/api/v1/namespaces/${encodeURIComponent(namespace)}/services/${encodeURIComponent(name)}`,

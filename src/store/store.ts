@@ -214,7 +214,11 @@ export class Store implements StoreSnapshot {
       return name ? `${slice?.metadata?.namespace ?? ''}/${name}` : undefined;
     };
     const services = [serviceOf(before), serviceOf(after)].filter((s): s is string => s !== undefined);
-    if (after) this.sliceServices.set(key, [serviceOf(after)].filter((s): s is string => s !== undefined));
+    if (after)
+      this.sliceServices.set(
+        key,
+        [serviceOf(after)].filter((s): s is string => s !== undefined),
+      );
     else this.sliceServices.delete(key);
     if (services.some((service) => this.isServiceRelevant(service))) this.changes.push(changeKey('EndpointSlice', key));
   }

@@ -55,7 +55,15 @@ test('the name and namespace of a CREATE come from the request when the object h
 });
 
 test('anything but an admission.k8s.io/v1 AdmissionReview is an error, never a throw', () => {
-  for (const body of [null, 42, 'review', [], {}, { ...review(), apiVersion: 'admission.k8s.io/v1beta1' }, { ...review(), kind: 'Review' }]) {
+  for (const body of [
+    null,
+    42,
+    'review',
+    [],
+    {},
+    { ...review(), apiVersion: 'admission.k8s.io/v1beta1' },
+    { ...review(), kind: 'Review' },
+  ]) {
     assert.match(error(body), /^not an admission\.k8s\.io\/v1 AdmissionReview/);
   }
   assert.match(error({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), /request/);
@@ -99,7 +107,9 @@ test('names and namespaces that no API server admits are refused', () => {
 });
 
 test('an annotation key named __proto__ cannot reach an object prototype', () => {
-  const body = JSON.parse(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"group":"networking.k8s.io","version":"v1","kind":"Ingress"},"operation":"CREATE","object":{"metadata":{"name":"x","namespace":"y","annotations":{"__proto__":{"polluted":"yes"}}}}}}`) as unknown;
+  const body = JSON.parse(
+    `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"group":"networking.k8s.io","version":"v1","kind":"Ingress"},"operation":"CREATE","object":{"metadata":{"name":"x","namespace":"y","annotations":{"__proto__":{"polluted":"yes"}}}}}}`,
+  ) as unknown;
   const parsed = parseAdmissionReview(body);
   assert.ok(parsed.ok && parsed.request.kind === 'ingress');
   const annotations = parsed.request.ingress.metadata?.annotations ?? {};

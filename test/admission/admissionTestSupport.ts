@@ -42,7 +42,11 @@ export function ingress(
 /** The context of a controller whose last sync accepted `existing`, as main.ts wires it. */
 export function contextWith(
   existing: readonly Ingress[],
-  { store: storeOverrides = {}, settings = DEFAULT_SETTINGS, watchNamespace = '' }: { store?: Partial<StoreSettings>; settings?: GlobalSettings; watchNamespace?: string } = {},
+  {
+    store: storeOverrides = {},
+    settings = DEFAULT_SETTINGS,
+    watchNamespace = '',
+  }: { store?: Partial<StoreSettings>; settings?: GlobalSettings; watchNamespace?: string } = {},
 ): AdmissionContext {
   const storeSettings = { ...TEST_STORE_SETTINGS, ...storeOverrides };
   const store = new Store(storeSettings);
@@ -51,8 +55,13 @@ export function contextWith(
   const accepted = new IngressAcceptance(PREFIX).update(store.ingresses(), settings).accepted;
   const defaults = parseIngressAnnotations(undefined, { prefix: PREFIX, settings });
   assert.ok(defaults.ok);
-  const input = { ingresses: accepted, lookup: store, settings, defaultAnnotations: defaults.value.location,
-    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true } };
+  const input = {
+    ingresses: accepted,
+    lookup: store,
+    settings,
+    defaultAnnotations: defaults.value.location,
+    endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
+  };
   const context = new LiveAdmissionContext({ store, storeSettings, watchNamespace, lastInput: () => input }).current();
   assert.ok(context);
   return context;

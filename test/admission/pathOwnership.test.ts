@@ -10,7 +10,10 @@ const owners = (index: PathOwnership, host: string) => index.pathsOn(host, '').m
 test('after a sync only the Ingresses whose accepted version changed are re-indexed', () => {
   const acceptance = new IngressAcceptance(PREFIX);
   const a = ingress('a', [['x.example', '/a', 'Prefix']]);
-  const b = ingress('b', [['x.example', '/b', 'Prefix'], ['y.example', '/', 'Prefix']]);
+  const b = ingress('b', [
+    ['x.example', '/b', 'Prefix'],
+    ['y.example', '/', 'Prefix'],
+  ]);
   const index = new PathOwnership();
   assert.deepEqual(index.update(acceptance.update([a, b], DEFAULT_SETTINGS).accepted), { removed: 0, added: 2 });
   assert.deepEqual(owners(index, 'x.example'), ['app/a /a', 'app/b /b']);

@@ -6,7 +6,10 @@ import { DEFAULT_SETTINGS } from '../../src/model/settings/globalSettings.js';
 import { contextWith, ingress, PREFIX } from './admissionTestSupport.js';
 
 test('a valid new Ingress is allowed', () => {
-  const verdict = reviewIngress(ingress('new', [['a.example', '/api', 'Prefix']]), contextWith([ingress('old', [['a.example', '/', 'Prefix']])]));
+  const verdict = reviewIngress(
+    ingress('new', [['a.example', '/api', 'Prefix']]),
+    contextWith([ingress('old', [['a.example', '/', 'Prefix']])]),
+  );
   assert.equal(verdict.allowed, true);
   assert.equal(verdict.message, undefined);
 });
@@ -19,10 +22,16 @@ test('an invalid annotation value is denied, naming the annotation and the reaso
 
 test('an annotation above annotations-risk-level is denied with the levels', () => {
   const settings = { ...DEFAULT_SETTINGS, annotationsRiskLevel: 'Medium' as const };
-  const verdict = reviewIngress(ingress('risky', [['a.example', '/', 'Prefix']], { 'upstream-hash-by': '$request_uri' }), contextWith([], { settings }));
+  const verdict = reviewIngress(
+    ingress('risky', [['a.example', '/', 'Prefix']], { 'upstream-hash-by': '$request_uri' }),
+    contextWith([], { settings }),
+  );
   assert.equal(verdict.allowed, false);
   assert.match(verdict.message ?? '', /upstream-hash-by: risk level High is above the ConfigMap's annotations-risk-level Medium/);
-  assert.equal(reviewIngress(ingress('risky', [['a.example', '/', 'Prefix']], { 'upstream-hash-by': '$request_uri' }), contextWith([])).allowed, true);
+  assert.equal(
+    reviewIngress(ingress('risky', [['a.example', '/', 'Prefix']], { 'upstream-hash-by': '$request_uri' }), contextWith([])).allowed,
+    true,
+  );
 });
 
 test('a regex in a Prefix path is denied under strict-validate-path-type, allowed as ImplementationSpecific', () => {
@@ -53,7 +62,13 @@ test('in a regex host an Exact and a Prefix path of one string are one location'
 
 test('an update of an Ingress does not conflict with its own previous version', () => {
   const owner = ingress('web', [['a.example', '/', 'Prefix']]);
-  const update = { ...ingress('web', [['a.example', '/', 'Prefix'], ['b.example', '/', 'Prefix']]), metadata: { ...owner.metadata, resourceVersion: '99' } };
+  const update = {
+    ...ingress('web', [
+      ['a.example', '/', 'Prefix'],
+      ['b.example', '/', 'Prefix'],
+    ]),
+    metadata: { ...owner.metadata, resourceVersion: '99' },
+  };
   assert.equal(reviewIngress(update, contextWith([owner])).allowed, true);
 });
 
@@ -72,7 +87,10 @@ test('exactly one canary may share a host+path; two canaries or two primaries ma
 test('Ingresses of another class or of an unwatched namespace are allowed without any check', () => {
   const invalid = { 'proxy-body-size': '8m; evil' };
   const context = contextWith([]);
-  assert.deepEqual(reviewIngress(ingress('x', [['a.example', '/', 'Prefix']], invalid, { className: 'other' }), context), { allowed: true, warnings: [] });
+  assert.deepEqual(reviewIngress(ingress('x', [['a.example', '/', 'Prefix']], invalid, { className: 'other' }), context), {
+    allowed: true,
+    warnings: [],
+  });
   assert.equal(reviewIngress(ingress('x', [['a.example', '/', 'Prefix']], invalid, { className: null }), context).allowed, true);
   const watchingTeamA = contextWith([], { watchNamespace: 'team-a' });
   assert.equal(reviewIngress(ingress('x', [['a.example', '/', 'Prefix']], invalid), watchingTeamA).allowed, true);
@@ -131,14 +149,18 @@ test('regex paths nginx would refuse, misread or backtrack on are denied, naming
     assert.ok(verdict.message?.startsWith(`path ${JSON.stringify(path.slice(0, 64))} of host a.example `), verdict.message);
     assert.match(verdict.message ?? '', message, path);
   }
-  const usual: [path: string, target: string][] = [['/something(/|$)(.*)', '/${2}'], ['/api/v[0-9]+/(.*)', '/$1'], ['/(.*)', '/$1']];
+  const usual: [path: string, target: string][] = [
+    ['/something(/|$)(.*)', '/${2}'],
+    ['/api/v[0-9]+/(.*)', '/$1'],
+    ['/(.*)', '/$1'],
+  ];
   for (const [path, target] of usual) {
     const verdict = reviewIngress(ingress('usual', [['a.example', path, 'ImplementationSpecific']], { 'rewrite-target': target }), context);
     assert.equal(verdict.allowed, true, `${path}: ${verdict.message}`);
   }
 });
 
-test('a path that the host\'s regex mode (another Ingress\'s) would make unservable is denied', () => {
+test("a path that the host's regex mode (another Ingress's) would make unservable is denied", () => {
   const context = contextWith([ingress('regex', [['a.example', '/api/(.*)', 'ImplementationSpecific']], { 'use-regex': 'true' })]);
   const verdict = reviewIngress(ingress('plain', [['a.example', '/files(', 'ImplementationSpecific']]), context);
   assert.equal(verdict.allowed, false);

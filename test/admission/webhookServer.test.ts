@@ -54,7 +54,16 @@ describe('the admission webhook server', () => {
   function post(body: string | Buffer, headers: Record<string, string> = {}, method = 'POST'): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, method, path: '/networking/v1/ingresses', ca, agent: false, timeout: 10_000, headers: { 'content-type': 'application/json', ...headers } },
+        {
+          host: '127.0.0.1',
+          port,
+          method,
+          path: '/networking/v1/ingresses',
+          ca,
+          agent: false,
+          timeout: 10_000,
+          headers: { 'content-type': 'application/json', ...headers },
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -84,7 +93,11 @@ describe('the admission webhook server', () => {
   it('answers a review with the uid and the verdict', async () => {
     const allowed = await post(review('good'));
     assert.equal(allowed.status, 200);
-    assert.deepEqual(JSON.parse(allowed.body), { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: UID, allowed: true } });
+    assert.deepEqual(JSON.parse(allowed.body), {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      response: { uid: UID, allowed: true },
+    });
     const denied = JSON.parse((await post(review('bad', { 'ssl-redirect': 'maybe' }))).body) as {
       response: { uid: string; allowed: boolean; status: { code: number; message: string } };
     };
@@ -108,7 +121,14 @@ describe('the admission webhook server', () => {
   it('refuses a body over 9 MB by its Content-Length, before reading it', async () => {
     const reply = await new Promise<Reply>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'content-length': String(MAX_REVIEW_BYTES + 1) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          ca,
+          agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': String(MAX_REVIEW_BYTES + 1) },
+        },
         (response) => {
           response.resume();
           response.on('end', () => resolve({ status: response.statusCode ?? 0, body: '' }));
@@ -126,7 +146,14 @@ describe('the admission webhook server', () => {
     let sent = 0;
     const outcome = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', ca, agent: false, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          ca,
+          agent: false,
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
         (response) => {
           response.resume();
           resolve({ status: response.statusCode ?? 0, sent });

@@ -11,34 +11,89 @@ function run(argv: readonly string[]): ParsedCommandLine {
 }
 
 function rejects(argv: readonly string[], message: RegExp): void {
-  assert.throws(() => parseCommandLine(argv), (error: unknown) => {
-    assert.ok(error instanceof CommandLineError);
-    assert.equal(error.exitCode, 2);
-    assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseCommandLine(argv),
+    (error: unknown) => {
+      assert.ok(error instanceof CommandLineError);
+      assert.equal(error.exitCode, 2);
+      assert.match(error.message, message);
+      return true;
+    },
+  );
 }
 
 // Every flag pkg/flags/flags.go registers, apart from --version.
 const INGRESS_NGINX_FLAGS = [
-  'annotations-prefix', 'apiserver-host', 'bucket-factor', 'certificate-authority', 'configmap',
-  'controller-class', 'deep-inspect', 'default-backend-service', 'default-server-port',
-  'default-ssl-certificate', 'disable-catch-all', 'disable-full-test', 'disable-leader-election',
-  'disable-svc-external-name', 'disable-sync-events', 'dynamic-configuration-retries',
-  'election-id', 'election-ttl', 'enable-annotation-validation', 'enable-metrics',
-  'enable-ssl-chain-completion', 'enable-ssl-passthrough', 'enable-topology-aware-routing',
-  'exclude-socket-metrics', 'health-check-path', 'health-check-timeout', 'healthz-host',
-  'healthz-port', 'http-port', 'https-port', 'ingress-class', 'ingress-class-by-name',
-  'internal-logger-address', 'kubeconfig', 'length-buckets', 'max-buckets', 'maxmind-edition-ids',
-  'maxmind-license-key', 'maxmind-mirror', 'maxmind-retries-count', 'maxmind-retries-timeout',
-  'metrics-per-host', 'metrics-per-undefined-host', 'monitor-max-batch-size',
-  'post-shutdown-grace-period', 'profiler-address', 'profiler-port', 'profiling',
-  'publish-service', 'publish-status-address', 'report-node-internal-ip-address',
-  'report-status-classes', 'shutdown-grace-period', 'size-buckets', 'ssl-passthrough-proxy-port',
-  'status-port', 'status-update-interval', 'stream-port', 'sync-period', 'sync-rate-limit',
-  'tcp-services-configmap', 'time-buckets', 'udp-services-configmap', 'update-status',
-  'update-status-on-shutdown', 'validating-webhook', 'validating-webhook-certificate',
-  'validating-webhook-key', 'watch-ingress-without-class', 'watch-namespace',
+  'annotations-prefix',
+  'apiserver-host',
+  'bucket-factor',
+  'certificate-authority',
+  'configmap',
+  'controller-class',
+  'deep-inspect',
+  'default-backend-service',
+  'default-server-port',
+  'default-ssl-certificate',
+  'disable-catch-all',
+  'disable-full-test',
+  'disable-leader-election',
+  'disable-svc-external-name',
+  'disable-sync-events',
+  'dynamic-configuration-retries',
+  'election-id',
+  'election-ttl',
+  'enable-annotation-validation',
+  'enable-metrics',
+  'enable-ssl-chain-completion',
+  'enable-ssl-passthrough',
+  'enable-topology-aware-routing',
+  'exclude-socket-metrics',
+  'health-check-path',
+  'health-check-timeout',
+  'healthz-host',
+  'healthz-port',
+  'http-port',
+  'https-port',
+  'ingress-class',
+  'ingress-class-by-name',
+  'internal-logger-address',
+  'kubeconfig',
+  'length-buckets',
+  'max-buckets',
+  'maxmind-edition-ids',
+  'maxmind-license-key',
+  'maxmind-mirror',
+  'maxmind-retries-count',
+  'maxmind-retries-timeout',
+  'metrics-per-host',
+  'metrics-per-undefined-host',
+  'monitor-max-batch-size',
+  'post-shutdown-grace-period',
+  'profiler-address',
+  'profiler-port',
+  'profiling',
+  'publish-service',
+  'publish-status-address',
+  'report-node-internal-ip-address',
+  'report-status-classes',
+  'shutdown-grace-period',
+  'size-buckets',
+  'ssl-passthrough-proxy-port',
+  'status-port',
+  'status-update-interval',
+  'stream-port',
+  'sync-period',
+  'sync-rate-limit',
+  'tcp-services-configmap',
+  'time-buckets',
+  'udp-services-configmap',
+  'update-status',
+  'update-status-on-shutdown',
+  'validating-webhook',
+  'validating-webhook-certificate',
+  'validating-webhook-key',
+  'watch-ingress-without-class',
+  'watch-namespace',
   'watch-namespace-selector',
 ];
 
@@ -252,8 +307,15 @@ describe('Go/pflag syntax', () => {
 
   it('reads Go durations into milliseconds', () => {
     const cases: [string, number][] = [
-      ['30s', 30_000], ['10m', 600_000], ['1h30m', 5_400_000], ['250ms', 250], ['1.5h', 5_400_000],
-      ['1m30.5s', 90_500], ['500us', 0.5], ['0', 0], ['0s', 0],
+      ['30s', 30_000],
+      ['10m', 600_000],
+      ['1h30m', 5_400_000],
+      ['250ms', 250],
+      ['1.5h', 5_400_000],
+      ['1m30.5s', 90_500],
+      ['500us', 0.5],
+      ['0', 0],
+      ['0s', 0],
     ];
     for (const [text, milliseconds] of cases) {
       assert.equal(run([`--sync-period=${text}`]).flags.syncPeriod, milliseconds, text);
@@ -306,19 +368,24 @@ describe('explicitly set flags and warnings', () => {
   });
 
   it('name, in one warning, exactly the unimplemented flags that were passed', () => {
-    const parsed = run([
-      '--bucket-factor=1.1', '--watch-namespace=a', '--profiling', '-v=2', '--sync-period', '5m',
-    ]);
-    assert.deepEqual(parsed.warnings, [
-      'flags accepted but not implemented yet (ignored): --sync-period, --profiling, --bucket-factor',
-    ]);
+    const parsed = run(['--bucket-factor=1.1', '--watch-namespace=a', '--profiling', '-v=2', '--sync-period', '5m']);
+    assert.deepEqual(parsed.warnings, ['flags accepted but not implemented yet (ignored): --sync-period, --profiling, --bucket-factor']);
   });
 
   it('are empty when only implemented flags are passed', () => {
     const parsed = run([
-      '--apiserver-host=https://127.0.0.1:6443', '--kubeconfig=/k', '--watch-namespace=a',
-      '--ingress-class=x', '--controller-class=y', '--ingress-class-by-name', '--watch-ingress-without-class',
-      '--disable-catch-all', '-v', '2', '--manifests', 'dir',
+      '--apiserver-host=https://127.0.0.1:6443',
+      '--kubeconfig=/k',
+      '--watch-namespace=a',
+      '--ingress-class=x',
+      '--controller-class=y',
+      '--ingress-class-by-name',
+      '--watch-ingress-without-class',
+      '--disable-catch-all',
+      '-v',
+      '2',
+      '--manifests',
+      'dir',
     ]);
     assert.deepEqual(parsed.warnings, []);
   });

@@ -8,11 +8,13 @@ function sequence(gracePeriodMs: number, postGracePeriodMs: number): { shutdown:
   const log: string[] = [];
   const times = new Map<string, number>();
   const startedAt = Date.now();
-  const step = (name: string, fail = false) => async () => {
-    times.set(name, Date.now() - startedAt);
-    log.push(name);
-    if (fail) throw new Error(`${name} failed`);
-  };
+  const step =
+    (name: string, fail = false) =>
+    async () => {
+      times.set(name, Date.now() - startedAt);
+      log.push(name);
+      if (fail) throw new Error(`${name} failed`);
+    };
   // Added out of phase order on purpose: phases decide the order, not the calls.
   shutdown.add('release', 'close connections', step('close connections'));
   shutdown.add('stop-data-plane', 'quit nginx', step('quit nginx'));

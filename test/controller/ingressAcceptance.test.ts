@@ -9,7 +9,9 @@ const prefix = 'nginx.ingress.kubernetes.io';
 function version(resourceVersion: string, annotations: Record<string, string>, path = '/'): Ingress {
   return {
     metadata: { name: 'web', namespace: 'app', resourceVersion, annotations },
-    spec: { rules: [{ host: 'h', http: { paths: [{ path, pathType: 'Prefix', backend: { service: { name: 's', port: { number: 80 } } } }] } }] },
+    spec: {
+      rules: [{ host: 'h', http: { paths: [{ path, pathType: 'Prefix', backend: { service: { name: 's', port: { number: 80 } } } }] } }],
+    },
   };
 }
 
@@ -37,7 +39,10 @@ test('strict path validation refuses regex characters in Prefix paths, newlines 
   const acceptance = new IngressAcceptance(prefix);
   assert.equal(acceptance.update([version('1', {}, '/api/(.*)')], DEFAULT_SETTINGS).accepted.length, 0);
   assert.equal(acceptance.update([version('2', {}, '/ok\n}')], { ...DEFAULT_SETTINGS, strictValidatePathType: false }).accepted.length, 0);
-  assert.equal(acceptance.update([version('3', {}, '/api/(.*)')], { ...DEFAULT_SETTINGS, strictValidatePathType: false }).accepted.length, 1);
+  assert.equal(
+    acceptance.update([version('3', {}, '/api/(.*)')], { ...DEFAULT_SETTINGS, strictValidatePathType: false }).accepted.length,
+    1,
+  );
 });
 
 test('new global settings re-check every served version', () => {
@@ -102,7 +107,10 @@ test('an Ingress asking for regex mode is refused for a path PCRE would not comp
   }
   // Without regex mode the same path is a literal prefix, and the usual regex paths pass.
   assert.equal(new IngressAcceptance(prefix).update([regexVersion('9', '/(', {})], DEFAULT_SETTINGS).accepted.length, 1);
-  assert.equal(new IngressAcceptance(prefix).update([regexVersion('9', '/something(/|$)(.*)', rewrite)], DEFAULT_SETTINGS).accepted.length, 1);
+  assert.equal(
+    new IngressAcceptance(prefix).update([regexVersion('9', '/something(/|$)(.*)', rewrite)], DEFAULT_SETTINGS).accepted.length,
+    1,
+  );
 });
 
 test('a path over 1024 bytes is refused whatever its type (nginx fails on a token over 4096)', () => {

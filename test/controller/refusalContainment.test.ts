@@ -15,7 +15,11 @@ function accepted(name: string, resourceVersion: string): AcceptedIngress {
 
 const configMap: ConfigMap = { metadata: { namespace: 'portico', name: 'settings', resourceVersion: '7' } };
 const customSettings = { source: configMap, settings: { ...DEFAULT_SETTINGS, proxyBodySize: '2m' } };
-const refusedBy = (name: string) => ({ outcome: 'rejected' as const, error: 'unknown directive', origin: { kind: 'ingress' as const, ingress: { namespace: 'app', name } } });
+const refusedBy = (name: string) => ({
+  outcome: 'rejected' as const,
+  error: 'unknown directive',
+  origin: { kind: 'ingress' as const, ingress: { namespace: 'app', name } },
+});
 
 test('an Ingress version nginx never ran is left out, with the version it ran as the fallback', () => {
   const containment = new RefusalContainment();
@@ -25,9 +29,14 @@ test('an Ingress version nginx never ran is left out, with the version it ran as
   const decision = containment.contain(refusedBy('web'), { accepted: [v2], settings: { source: undefined, settings: DEFAULT_SETTINGS } });
   assert.deepEqual(decision, { kind: 'ingress', ingress: v2.ingress, fallback: v1 });
   const fresh = accepted('new', '1');
-  assert.deepEqual(containment.contain(refusedBy('new'), { accepted: [v1, fresh], settings: { source: undefined, settings: DEFAULT_SETTINGS } }), {
-    kind: 'ingress', ingress: fresh.ingress, fallback: undefined,
-  });
+  assert.deepEqual(
+    containment.contain(refusedBy('new'), { accepted: [v1, fresh], settings: { source: undefined, settings: DEFAULT_SETTINGS } }),
+    {
+      kind: 'ingress',
+      ingress: fresh.ingress,
+      fallback: undefined,
+    },
+  );
 });
 
 test('a version nginx ran blames what changed since: the settings, or nothing', () => {
@@ -36,7 +45,9 @@ test('a version nginx ran blames what changed since: the settings, or nothing', 
   const defaults = { source: undefined, settings: DEFAULT_SETTINGS };
   containment.accepted({ accepted: [v1], settings: defaults });
   assert.deepEqual(containment.contain(refusedBy('web'), { accepted: [v1], settings: customSettings }), {
-    kind: 'configMap', source: configMap, fallback: defaults,
+    kind: 'configMap',
+    source: configMap,
+    fallback: defaults,
   });
   assert.equal(containment.contain(refusedBy('web'), { accepted: [v1], settings: defaults }).kind, 'none');
 });
@@ -48,15 +59,24 @@ test('lines of Portico, of no file of ours, or of settings already fallen back t
   assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'portico' } }, attempt).kind, 'none');
   // No configuration ran yet: the fallback is the defaults, which this attempt already has.
   assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, attempt).kind, 'none');
-  assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: customSettings }).kind, 'configMap');
+  assert.equal(
+    containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: customSettings }).kind,
+    'configMap',
+  );
   const noConfigMap = { source: undefined, settings: { ...DEFAULT_SETTINGS } };
-  assert.equal(containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: noConfigMap }).kind, 'none');
+  assert.equal(
+    containment.contain({ outcome: 'rejected', error: 'x', origin: { kind: 'settings' } }, { ...attempt, settings: noConfigMap }).kind,
+    'none',
+  );
   assert.equal(containment.contain(refusedBy('gone'), attempt).kind, 'none');
 });
 
 test('a run of containments stops allowing retries until nginx accepts a configuration', () => {
   const containment = new RefusalContainment();
-  const attempt = (name: string): Attempt => ({ accepted: [accepted(name, '1')], settings: { source: undefined, settings: DEFAULT_SETTINGS } });
+  const attempt = (name: string): Attempt => ({
+    accepted: [accepted(name, '1')],
+    settings: { source: undefined, settings: DEFAULT_SETTINGS },
+  });
   for (let round = 1; round <= MAX_CONTAINMENT_ROUNDS; round++) {
     assert.equal(containment.mayRetry, true, `before round ${round}`);
     assert.equal(containment.contain(refusedBy(`i${round}`), attempt(`i${round}`)).kind, 'ingress');

@@ -27,8 +27,21 @@ const host = 'secure.example.test';
 
 // Bit numbers from linux/capability.h, for the names deploy/ may use.
 const CAPABILITY_BITS: Readonly<Record<string, number>> = {
-  CHOWN: 0, DAC_OVERRIDE: 1, DAC_READ_SEARCH: 2, FOWNER: 3, FSETID: 4, KILL: 5, SETGID: 6, SETUID: 7,
-  SETPCAP: 8, NET_BIND_SERVICE: 10, NET_RAW: 13, SYS_CHROOT: 18, MKNOD: 27, AUDIT_WRITE: 29, SETFCAP: 31,
+  CHOWN: 0,
+  DAC_OVERRIDE: 1,
+  DAC_READ_SEARCH: 2,
+  FOWNER: 3,
+  FSETID: 4,
+  KILL: 5,
+  SETGID: 6,
+  SETUID: 7,
+  SETPCAP: 8,
+  NET_BIND_SERVICE: 10,
+  NET_RAW: 13,
+  SYS_CHROOT: 18,
+  MKNOD: 27,
+  AUDIT_WRITE: 29,
+  SETFCAP: 31,
 };
 
 let network: TestNetwork;
@@ -54,21 +67,34 @@ before(async () => {
   network = await createTestNetwork();
   backend = await network.startEcho({ service: 'web', instance: 'web-1' });
   dir = await mkdtemp(join(tmpdir(), 'portico-container-'));
-  await writeFile(join(dir, 'manifests.yaml'), [
-    findObject(objects, 'IngressClass', flags.ingressClass),
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } },
-    {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
-      addressType: 'IPv4', endpoints: [{ addresses: [backend.address] }], ports: [{ name: 'http', port: backend.port }],
-    },
-    {
-      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' },
-      spec: {
-        ingressClassName: flags.ingressClass,
-        rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } }],
+  await writeFile(
+    join(dir, 'manifests.yaml'),
+    [
+      findObject(objects, 'IngressClass', flags.ingressClass),
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-1', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: [backend.address] }],
+        ports: [{ name: 'http', port: backend.port }],
       },
-    },
-  ].map((object) => stringify(object)).join('---\n'));
+      {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'web' },
+        spec: {
+          ingressClassName: flags.ingressClass,
+          rules: [
+            { host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { name: 'http' } } } }] } },
+          ],
+        },
+      },
+    ]
+      .map((object) => stringify(object))
+      .join('---\n'),
+  );
 
   const writable = emptyDirMounts(deployment, container);
   const script = [
@@ -79,16 +105,39 @@ before(async () => {
   ].join('\n');
   // ip, unshare, bash and setpriv all exec, so the guarded pid ends up being Portico's.
   await assertBuildIsCurrent();
-  portico = await spawnGuarded('portico', 'ip', [
-    'netns', 'exec', network.name, 'unshare', '--mount', '--propagation', 'private', 'bash', '-c', script, 'container',
-    process.execPath, porticoCommand, '--manifests', dir,
-    `--nginx-prefix=${flags.nginxPrefix}`, `--controller-class=${flags.controllerClass}`, `--ingress-class=${flags.ingressClass}`,
-  ], join(dir, 'portico.log'));
+  portico = await spawnGuarded(
+    'portico',
+    'ip',
+    [
+      'netns',
+      'exec',
+      network.name,
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'bash',
+      '-c',
+      script,
+      'container',
+      process.execPath,
+      porticoCommand,
+      '--manifests',
+      dir,
+      `--nginx-prefix=${flags.nginxPrefix}`,
+      `--controller-class=${flags.controllerClass}`,
+      `--ingress-class=${flags.ingressClass}`,
+    ],
+    join(dir, 'portico.log'),
+  );
   try {
-    await eventually(async () => {
-      if (portico.hasExited()) throw new Error('portico exited');
-      assert.equal((await httpGet({ address: backend.address, port: ports.healthz, path: '/healthz' })).status, 200);
-    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await eventually(
+      async () => {
+        if (portico.hasExited()) throw new Error('portico exited');
+        assert.equal((await httpGet({ address: backend.address, port: ports.healthz, path: '/healthz' })).status, 200);
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
   } catch (error) {
     throw new Error(`portico did not become healthy: ${(error as Error).message}\n${portico.logTail(40)}`);
   }
@@ -159,7 +208,7 @@ test('HTTP and HTTPS on ports 80 and 443 reach the backend through the workers',
   assert.equal(echoed(secure).service, 'web');
 });
 
-test('nginx workers run as another user, who cannot read a file with the token volume\'s mode', async () => {
+test("nginx workers run as another user, who cannot read a file with the token volume's mode", async () => {
   const masters = [];
   for (const pid of await childrenOf(portico.pid)) {
     if ((await readFile(`/proc/${pid}/comm`, 'utf8')).trim() === 'nginx') masters.push(pid);

@@ -55,10 +55,12 @@ export function findObject<T extends KubernetesObject>(objects: readonly DeployO
  */
 export function containerArgs(deployment: V1Deployment, container: V1Container): string[] {
   const namespace = deployment.metadata?.namespace ?? '';
-  const values = new Map((container.env ?? []).map((variable) => [
-    variable.name,
-    variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : (variable.value ?? `<${variable.name}>`),
-  ]));
+  const values = new Map(
+    (container.env ?? []).map((variable) => [
+      variable.name,
+      variable.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace' ? namespace : (variable.value ?? `<${variable.name}>`),
+    ]),
+  );
   return (container.args ?? []).map((argument) => {
     const expanded = argument.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (whole, name: string) => values.get(name) ?? whole);
     if (expanded.includes('$(')) throw new Error(`${argument} names an environment variable the container does not declare`);

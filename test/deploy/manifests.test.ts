@@ -19,7 +19,16 @@ import { parseCommandLine, type ParsedCommandLine } from '../../src/cli/commandL
 import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
 import { sharedControlPlane } from '../support/controlPlane.js';
 import { controlPlaneBinaries } from '../support/controlPlaneBinaries.js';
-import { containerArgs, controllerDeployment, DEPLOY_DIR, deployObjects, findObject, kustomizationResources, manifestFiles, type DeployObject } from './deployManifests.js';
+import {
+  containerArgs,
+  controllerDeployment,
+  DEPLOY_DIR,
+  deployObjects,
+  findObject,
+  kustomizationResources,
+  manifestFiles,
+  type DeployObject,
+} from './deployManifests.js';
 import { ServerSideDryRun } from './serverSideDryRun.js';
 
 let objects: DeployObject[];
@@ -57,7 +66,8 @@ describe('the API server accepts deploy/', () => {
     const refused: string[] = [];
     for (const { file, object, yaml } of objects) {
       const { statusCode, body } = await dryRun.apply(object, yaml);
-      if (statusCode !== 200 && statusCode !== 201) refused.push(`${file}: ${object.kind} ${object.metadata?.name}: HTTP ${statusCode}: ${body}`);
+      if (statusCode !== 200 && statusCode !== 201)
+        refused.push(`${file}: ${object.kind} ${object.metadata?.name}: HTTP ${statusCode}: ${body}`);
     }
     assert.deepEqual(refused, []);
   });
@@ -114,7 +124,8 @@ describe('the objects of deploy/ agree with each other and with Portico', () => 
     const portNames = new Set(container.ports?.map((port) => port.name));
     for (const name of ['portico-controller', 'portico-controller-admission']) {
       const service = findObject<V1Service>(objects, 'Service', name);
-      for (const [key, value] of Object.entries(service.spec?.selector ?? {})) assert.equal(podLabels[key], value, `${name} selector ${key}`);
+      for (const [key, value] of Object.entries(service.spec?.selector ?? {}))
+        assert.equal(podLabels[key], value, `${name} selector ${key}`);
       for (const port of service.spec?.ports ?? []) assert.ok(portNames.has(String(port.targetPort)), `${name} targets ${port.targetPort}`);
     }
   });
@@ -127,11 +138,15 @@ describe('the objects of deploy/ agree with each other and with Portico', () => 
     assert.equal(findObject<V1ConfigMap>(objects, 'ConfigMap', 'portico-controller').metadata?.namespace, namespace);
     assert.equal(flags.configmap, `${namespace}/portico-controller`);
     assert.equal(flags.publishService, `${namespace}/portico-controller`);
-    assert.equal(findObject(objects, 'ServiceAccount', deployment.spec?.template.spec?.serviceAccountName ?? '').metadata?.namespace, namespace);
+    assert.equal(
+      findObject(objects, 'ServiceAccount', deployment.spec?.template.spec?.serviceAccountName ?? '').metadata?.namespace,
+      namespace,
+    );
   });
 
   test('the webhook calls the admission Service, whose pods serve the certificate mounted from its Secret', () => {
-    const webhooks = findObject<V1ValidatingWebhookConfiguration>(objects, 'ValidatingWebhookConfiguration', 'portico-admission').webhooks ?? [];
+    const webhooks =
+      findObject<V1ValidatingWebhookConfiguration>(objects, 'ValidatingWebhookConfiguration', 'portico-admission').webhooks ?? [];
     assert.equal(webhooks.length, 1);
     const service = webhooks[0]!.clientConfig.service;
     const admission = findObject<V1Service>(objects, 'Service', service?.name ?? '');

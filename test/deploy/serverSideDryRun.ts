@@ -40,7 +40,12 @@ export class ServerSideDryRun {
   /** Applies `yaml` (one document describing `object`) with dryRun=All. */
   async apply(object: KubernetesObject, yaml: string): Promise<DryRunResult> {
     const url = new URL(this.server + (await this.objectPath(object)));
-    for (const [name, value] of Object.entries({ dryRun: 'All', fieldManager: 'portico-deploy-test', force: 'true', fieldValidation: 'Strict' })) {
+    for (const [name, value] of Object.entries({
+      dryRun: 'All',
+      fieldManager: 'portico-deploy-test',
+      force: 'true',
+      fieldValidation: 'Strict',
+    })) {
       url.searchParams.set(name, value);
     }
     const response = await request(url, {

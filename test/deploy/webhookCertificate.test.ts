@@ -12,12 +12,7 @@ import { connect, createServer } from 'node:tls';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  AdmissionregistrationV1Api,
-  CoreV1Api,
-  KubeConfig,
-  type V1ValidatingWebhookConfiguration,
-} from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { controlPlaneBinaries } from '../support/controlPlaneBinaries.js';
 import { deployObjects, findObject } from './deployManifests.js';
@@ -42,7 +37,9 @@ before(async () => {
 
   // deploy/'s webhook configuration, pointed at this test's namespace and
   // made to match no object, so that other tests' Ingress writes never call it.
-  const configuration = structuredClone(findObject<V1ValidatingWebhookConfiguration>(await deployObjects(), 'ValidatingWebhookConfiguration', 'portico-admission'));
+  const configuration = structuredClone(
+    findObject<V1ValidatingWebhookConfiguration>(await deployObjects(), 'ValidatingWebhookConfiguration', 'portico-admission'),
+  );
   webhookName = `portico-admission-${randomUUID().slice(0, 8)}`;
   configuration.metadata = { name: webhookName };
   for (const webhook of configuration.webhooks ?? []) {

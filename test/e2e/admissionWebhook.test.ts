@@ -62,7 +62,10 @@ describe('admission webhook registered with the API server', () => {
       },
     });
     // The API server picks the configuration up asynchronously: wait until it refuses a bad Ingress.
-    await eventually(async () => assert.match(await refusal(create(badAnnotation('probe'))), /denied the request/), { timeoutMs: 20_000, intervalMs: 200 });
+    await eventually(async () => assert.match(await refusal(create(badAnnotation('probe'))), /denied the request/), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
   });
 
   after(async () => {
@@ -71,10 +74,16 @@ describe('admission webhook registered with the API server', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const routed = (name: string, host: string, path: string, pathType: 'Exact' | 'Prefix' | 'ImplementationSpecific' = 'Prefix', annotations: Record<string, string> = {}) =>
-    ingress(cluster, name, { rules: [{ host, http: { paths: paths([path, pathType, 'echo']) } }] }, annotations);
+  const routed = (
+    name: string,
+    host: string,
+    path: string,
+    pathType: 'Exact' | 'Prefix' | 'ImplementationSpecific' = 'Prefix',
+    annotations: Record<string, string> = {},
+  ) => ingress(cluster, name, { rules: [{ host, http: { paths: paths([path, pathType, 'echo']) } }] }, annotations);
 
-  const badAnnotation = (name: string) => routed(name, `${name}.admission.test`, '/', 'Prefix', { [`${PREFIX}/proxy-body-size`]: '8m; evil' });
+  const badAnnotation = (name: string) =>
+    routed(name, `${name}.admission.test`, '/', 'Prefix', { [`${PREFIX}/proxy-body-size`]: '8m; evil' });
 
   function create(body: V1Ingress, dryRun?: 'All'): Promise<V1Ingress> {
     return cluster.networking.createNamespacedIngress({ namespace: cluster.namespace, body, dryRun });
@@ -110,7 +119,10 @@ describe('admission webhook registered with the API server', () => {
 
   it('refuses a regular expression in a Prefix path (strict-validate-path-type)', async () => {
     const message = await refusal(create(routed('bad-path', 'bad-path.admission.test', '/api/(.*)')));
-    assert.match(message, /denied the request: path "\/api\/\(\.\*\)" of host bad-path\.admission\.test \(pathType Prefix\) may contain only/);
+    assert.match(
+      message,
+      /denied the request: path "\/api\/\(\.\*\)" of host bad-path\.admission\.test \(pathType Prefix\) may contain only/,
+    );
   });
 
   it('admits a good Ingress, then refuses another Ingress for its host and path', async () => {
@@ -121,7 +133,12 @@ describe('admission webhook registered with the API server', () => {
     const thief = routed('thief', 'shared.admission.test', '/api/');
     await eventually(() => refusal(create(thief, 'All')), { timeoutMs: 10_000, intervalMs: 100 });
     const message = await refusal(create(thief));
-    assert.match(message, new RegExp(`denied the request: host "shared\\.admission\\.test" path "/api/" \\(pathType Prefix\\) is already served by Ingress ${cluster.namespace}/owner$`));
+    assert.match(
+      message,
+      new RegExp(
+        `denied the request: host "shared\\.admission\\.test" path "/api/" \\(pathType Prefix\\) is already served by Ingress ${cluster.namespace}/owner$`,
+      ),
+    );
     // Another path of the host is fine, and so is an update of the owner itself.
     await create(routed('neighbour', 'shared.admission.test', '/web'));
     const owner = await cluster.networking.readNamespacedIngress({ namespace: cluster.namespace, name: 'owner' });

@@ -53,7 +53,10 @@ async function applyAnnotated(
   annotations: Record<string, string>,
   specs: readonly PathSpec[] = [ROOT_TO_ECHO],
 ): Promise<void> {
-  await applyIngress(portico, ingress(portico, name, { rules: [{ host: hostOf(name), http: { paths: paths(...specs) } }] }, nginxAnnotations(annotations)));
+  await applyIngress(
+    portico,
+    ingress(portico, name, { rules: [{ host: hostOf(name), http: { paths: paths(...specs) } }] }, nginxAnnotations(annotations)),
+  );
 }
 
 type RequestOptions = Omit<HttpGetOptions, 'port' | 'host'>;
@@ -99,7 +102,9 @@ describe('rewrite-target and regex paths', () => {
     // Another team's plain Prefix path on the same host, without annotations.
     await applyIngress(
       cluster,
-      ingress(cluster, 'rewrite-neighbour', { rules: [{ host: hostOf('rewrite'), http: { paths: paths(['/plain', 'Prefix', 'other']) } }] }),
+      ingress(cluster, 'rewrite-neighbour', {
+        rules: [{ host: hostOf('rewrite'), http: { paths: paths(['/plain', 'Prefix', 'other']) } }],
+      }),
     );
     const neighbour = echoed(await untilStatus(cluster, 'rewrite', 200, { path: '/Plain/page' }));
     assert.equal(neighbour.service, 'other');
@@ -128,7 +133,9 @@ describe('source ranges (requests come from 127.0.0.1)', () => {
   });
 
   for (const [name, annotations, status] of SOURCE_RANGE_TABLE) {
-    const description = Object.entries(annotations).map(([key, value]) => `${key}: ${value}`).join(', ');
+    const description = Object.entries(annotations)
+      .map(([key, value]) => `${key}: ${value}`)
+      .join(', ');
     test(`${description} → ${status}`, async () => {
       await untilStatus(cluster, name, status);
     });
@@ -231,12 +238,29 @@ describe('backend-protocol', () => {
     // nginx does not verify upstream certificates unless asked to, so a self-signed one will do.
     await run(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-        '-keyout', tls.keyFile, '-out', tls.certFile, '-days', '1', '-subj', '/CN=secure-echo'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        tls.keyFile,
+        '-out',
+        tls.certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=secure-echo',
+      ],
       { timeout: 30_000 },
     );
     const address = await cluster.network.addAddress();
-    await createService(cluster, 'secure', [await cluster.network.startEcho({ service: 'secure', instance: 'secure-1', address, port: ECHO_PORT, tls })]);
+    await createService(cluster, 'secure', [
+      await cluster.network.startEcho({ service: 'secure', instance: 'secure-1', address, port: ECHO_PORT, tls }),
+    ]);
   });
   after(async () => {
     if (certificateDir !== undefined) await rm(certificateDir, { recursive: true, force: true });

@@ -34,7 +34,12 @@ async function routeOf(host: string): Promise<string> {
 }
 
 function hostIngress(name: string, service: string, annotations: Record<string, string> = {}) {
-  return ingress(cluster, name, { rules: [{ host: `${name}.values.test`, http: { paths: paths(['/', 'Prefix', service]) } }] }, annotations);
+  return ingress(
+    cluster,
+    name,
+    { rules: [{ host: `${name}.values.test`, http: { paths: paths(['/', 'Prefix', service]) } }] },
+    annotations,
+  );
 }
 
 test('an EndpointSlice with port 0 next to a good one: the good endpoints serve, and later Ingresses are served', async () => {
@@ -61,7 +66,10 @@ test('proxy-body-size 9999999999g refuses its Ingress with an Event; an Ingress 
   await applyIngress(cluster, hostIngress('sized', 'sized', { 'nginx.ingress.kubernetes.io/proxy-body-size': '9999999999g' }));
   const events = await eventually(
     async () => {
-      const list = await cluster.core.listNamespacedEvent({ namespace: cluster.namespace, fieldSelector: 'involvedObject.kind=Ingress,involvedObject.name=sized' });
+      const list = await cluster.core.listNamespacedEvent({
+        namespace: cluster.namespace,
+        fieldSelector: 'involvedObject.kind=Ingress,involvedObject.name=sized',
+      });
       const rejected = list.items.filter((event: CoreV1Event) => event.reason === 'Rejected');
       assert.ok(rejected.length > 0, JSON.stringify(list.items.map((event) => event.reason)));
       return rejected;

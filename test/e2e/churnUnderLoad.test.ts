@@ -16,7 +16,16 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  createService,
+  ingress,
+  paths,
+  setEndpoints,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { describeLoad, startLoad, type LoadGenerator, type LoadReport } from '../support/loadGenerator.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 import type { EchoBackend } from '../support/testNetwork.js';
@@ -40,9 +49,13 @@ before(async () => {
   await applyTlsSecret(cluster, 'steady-tls', [HOST]);
   await applyIngress(
     cluster,
-    ingress(cluster, 'steady', { tls: [{ hosts: [HOST], secretName: 'steady-tls' }], rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'steady']) } }] },
+    ingress(
+      cluster,
+      'steady',
+      { tls: [{ hosts: [HOST], secretName: 'steady-tls' }], rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'steady']) } }] },
       // Plain HTTP is served too (not redirected), for the HTTP phases.
-      { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' }),
+      { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' },
+    ),
   );
   await eventually(async () => {
     const result = await httpGet({ port: cluster.portico.ports.http, host: HOST });
@@ -119,7 +132,11 @@ test('(a) scaling endpoints 1 → 5 → 1 twenty times fails no request', async 
   try {
     await loadSees(generator, (window) => window.every((outcome) => outcome === 'steady-1'), 50, 'warm-up');
     for (let cycle = 0; cycle < SCALE_CYCLES; cycle++) {
-      await setEndpoints(cluster, 'steady', steady.map((backend) => backend.address));
+      await setEndpoints(
+        cluster,
+        'steady',
+        steady.map((backend) => backend.address),
+      );
       await loadSees(generator, (window) => new Set(window).size === 5, 100, `cycle ${cycle}: scaled to 5`);
       await setEndpoints(cluster, 'steady', [steady[0]?.address ?? '']);
       await loadSees(generator, (window) => window.every((outcome) => outcome === 'steady-1'), 100, `cycle ${cycle}: scaled to 1`);
@@ -141,15 +158,21 @@ test('(b) rotating the certificate under HTTPS load fails no request', async () 
     for (let rotation = 0; rotation < 3; rotation++) {
       const next = await applyTlsSecret(cluster, 'steady-tls', [HOST]);
       await eventually(async () =>
-        assert.equal((await httpGet({ port: cluster.portico.ports.https, host: HOST, https: true })).certificate?.fingerprint256, next.fingerprint256),
+        assert.equal(
+          (await httpGet({ port: cluster.portico.ports.https, host: HOST, https: true })).certificate?.fingerprint256,
+          next.fingerprint256,
+        ),
       );
       // New connections of the load pick the new certificate up too.
       // With a message: a message-less assert.ok that fails makes Node parse the (transpiled, one-line) source to
       // describe it, which inside this polling loop starves the load of CPU for minutes.
-      await eventually(() => {
-        const seen = generator.snapshot().certificates[next.fingerprint256] ?? 0;
-        assert.ok(seen >= 50, `answers with the new certificate: ${seen}`);
-      }, { timeoutMs: 10_000 });
+      await eventually(
+        () => {
+          const seen = generator.snapshot().certificates[next.fingerprint256] ?? 0;
+          assert.ok(seen >= 50, `answers with the new certificate: ${seen}`);
+        },
+        { timeoutMs: 10_000 },
+      );
     }
   } finally {
     report = await finish('(b) certificate rotation', generator);
@@ -214,7 +237,9 @@ test('(c) a burst of 100 Ingress changes is coalesced into few reloads, all host
     report = await finish('(c) ingress burst', generator);
   }
   const reloads = reloadsAt.length;
-  console.log(`(c) ${reloads} reloads; ${report.retriedResets} requests retried after an idle keep-alive connection was closed by a retiring worker`);
+  console.log(
+    `(c) ${reloads} reloads; ${report.retriedResets} requests retried after an idle keep-alive connection was closed by a retiring worker`,
+  );
   assert.ok(reloads >= 1, 'the burst caused at least one reload');
   assert.ok(reloads <= 20, `coalesced: ${reloads} reloads for ${BURST} changes`);
   assert.ok(!cluster.portico.process.hasExited(), 'portico still runs');
@@ -222,7 +247,10 @@ test('(c) a burst of 100 Ingress changes is coalesced into few reloads, all host
     assertNoFailures(report);
     assert.deepEqual(crashes, [], 'no nginx worker crashed');
     // Each reload retires each client's connection at most once; the retry goes out on a new one.
-    assert.ok(report.retriedResets <= CONCURRENCY * reloads, `${report.retriedResets} retries for ${reloads} reloads of ${CONCURRENCY} connections`);
+    assert.ok(
+      report.retriedResets <= CONCURRENCY * reloads,
+      `${report.retriedResets} retries for ${reloads} reloads of ${CONCURRENCY} connections`,
+    );
     const awayFromReloads = report.retries.filter((retry) => !reloadsAt.some((at) => Math.abs(retry.atMs - at) <= RELOAD_WINDOW_MS));
     assert.deepEqual(awayFromReloads, [], `retries more than ${RELOAD_WINDOW_MS} ms from a reload (at ${reloadsAt.join(', ')} ms)`);
   });

@@ -6,15 +6,7 @@ import assert from 'node:assert/strict';
 import type { V1IngressBackend } from '@kubernetes/client-node';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import {
-  applyIngress,
-  createService,
-  ingress,
-  paths,
-  startBackends,
-  startE2eCluster,
-  type E2eCluster,
-} from '../support/e2eCluster.js';
+import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 
 /** Owns the namespace and the Services; runs with --disable-catch-all. */
 let withoutCatchAll: E2eCluster;

@@ -12,7 +12,10 @@ import { eventually } from '../support/eventually.js';
 import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 
 async function eventsOn(cluster: E2eCluster, kind: string, namespace: string, name: string): Promise<CoreV1Event[]> {
-  const events = await cluster.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}` });
+  const events = await cluster.core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=${kind},involvedObject.name=${name}`,
+  });
   return events.items;
 }
 
@@ -25,7 +28,10 @@ async function waitForReason(cluster: E2eCluster, name: string, reason: string):
   return eventually(
     async () => {
       const events = await eventsOn(cluster, 'Ingress', cluster.namespace, name);
-      assert.ok(events.some((event) => event.reason === reason), `no ${reason} Event on ${name}: ${JSON.stringify(summary(events))}`);
+      assert.ok(
+        events.some((event) => event.reason === reason),
+        `no ${reason} Event on ${name}: ${JSON.stringify(summary(events))}`,
+      );
       return events;
     },
     { timeoutMs: 15_000, intervalMs: 200 },
@@ -45,7 +51,11 @@ describe('with the controller pod known', () => {
       namespace: 'portico',
       body: {
         metadata: { name: podName },
-        spec: { serviceAccountName: 'portico', automountServiceAccountToken: false, containers: [{ name: 'controller', image: 'portico' }] },
+        spec: {
+          serviceAccountName: 'portico',
+          automountServiceAccountToken: false,
+          containers: [{ name: 'controller', image: 'portico' }],
+        },
       },
     });
     cluster = await startE2eCluster('events', [], { env: { POD_NAME: podName, POD_NAMESPACE: 'portico' } });
@@ -57,7 +67,10 @@ describe('with the controller pod known', () => {
   });
 
   test('a new Ingress gets "Scheduled for sync", and the reload it causes is reported on the pod', async () => {
-    await applyIngress(cluster, ingress(cluster, 'web', { rules: [{ host: 'web.events.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'web', { rules: [{ host: 'web.events.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }),
+    );
     const events = await waitForReason(cluster, 'web', 'Sync');
     assert.deepEqual(summary(events), ['Normal Sync: Scheduled for sync']);
     await eventually(
@@ -73,13 +86,22 @@ describe('with the controller pod known', () => {
   });
 
   test('an update is a new "Sync" on the same Event (count 2)', async () => {
-    await applyIngress(cluster, ingress(cluster, 'updated', { rules: [{ host: 'u.events.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'updated', { rules: [{ host: 'u.events.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }),
+    );
     await waitForReason(cluster, 'updated', 'Sync');
-    await applyIngress(cluster, ingress(cluster, 'updated', { rules: [{ host: 'u.events.test', http: { paths: paths(['/v2', 'Prefix', 'web']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'updated', { rules: [{ host: 'u.events.test', http: { paths: paths(['/v2', 'Prefix', 'web']) } }] }),
+    );
     await eventually(
       async () => {
         const sync = (await eventsOn(cluster, 'Ingress', cluster.namespace, 'updated')).filter((event) => event.reason === 'Sync');
-        assert.deepEqual(sync.map((event) => event.count), [2]);
+        assert.deepEqual(
+          sync.map((event) => event.count),
+          [2],
+        );
       },
       { timeoutMs: 15_000, intervalMs: 200 },
     );
@@ -96,7 +118,10 @@ describe('with the controller pod known', () => {
     const events = await waitForReason(cluster, 'secure', 'MissingTLSSecret');
     const warning = events.find((event) => event.reason === 'MissingTLSSecret');
     assert.equal(warning?.type, 'Warning');
-    assert.match(warning?.message ?? '', new RegExp(`secret ${cluster.namespace}/absent not found; host secure.events.test gets the default certificate`));
+    assert.match(
+      warning?.message ?? '',
+      new RegExp(`secret ${cluster.namespace}/absent not found; host secure.events.test gets the default certificate`),
+    );
   });
 
   test('the younger of two Ingresses claiming one host+path is told it lost it; the older is not', async () => {
@@ -134,6 +159,9 @@ describe('with --disable-sync-events', () => {
     );
     // Within one sync the Sync Event would be written before the problem's.
     const events = await waitForReason(cluster, 'quiet', 'MissingTLSSecret');
-    assert.deepEqual(events.map((event) => event.reason), ['MissingTLSSecret']);
+    assert.deepEqual(
+      events.map((event) => event.reason),
+      ['MissingTLSSecret'],
+    );
   });
 });

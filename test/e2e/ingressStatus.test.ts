@@ -27,7 +27,11 @@ let fixed: E2eCluster;
 let admin: CoreV1Api;
 
 before(async () => {
-  fixed = await startE2eCluster('status', ['--publish-status-address=192.0.2.10, lb.example.test', '--disable-leader-election', '--status-update-interval=1']);
+  fixed = await startE2eCluster('status', [
+    '--publish-status-address=192.0.2.10, lb.example.test',
+    '--disable-leader-election',
+    '--status-update-interval=1',
+  ]);
   await createService(fixed, 'app', await startBackends(fixed, 'app'));
   admin = await adminCoreApi();
 });
@@ -136,9 +140,13 @@ describe('--publish-service', () => {
 
 describe('--update-status=false', () => {
   test('writes nothing, even on a served Ingress', async () => {
-    const quiet = await startE2eCluster('status-off', ['--update-status=false', '--publish-status-address=192.0.2.30', '--status-update-interval=1'], {
-      namespace: fixed.namespace,
-    });
+    const quiet = await startE2eCluster(
+      'status-off',
+      ['--update-status=false', '--publish-status-address=192.0.2.30', '--status-update-interval=1'],
+      {
+        namespace: fixed.namespace,
+      },
+    );
     try {
       await applyIngress(quiet, appIngress(quiet, 'quiet'));
       await eventually(() => serves(quiet, 'quiet'), { timeoutMs: 15_000 });

@@ -7,15 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { applyIngress, createService, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
-import {
-  adminCoreApi,
-  appIngress,
-  CONTROLLER_NAMESPACE,
-  expectStatus,
-  logText,
-  mergePatch,
-  statusOf,
-} from '../support/ingressStatus.js';
+import { adminCoreApi, appIngress, CONTROLLER_NAMESPACE, expectStatus, logText, mergePatch, statusOf } from '../support/ingressStatus.js';
 import { startPortico, type PorticoProcess } from '../support/porticoProcess.js';
 
 /** Owns the namespace and the `app` Service; writes a fixed address for its own class. */
@@ -23,7 +15,11 @@ let fixed: E2eCluster;
 let admin: CoreV1Api;
 
 before(async () => {
-  fixed = await startE2eCluster('status-replicas', ['--publish-status-address=192.0.2.10', '--disable-leader-election', '--status-update-interval=1']);
+  fixed = await startE2eCluster('status-replicas', [
+    '--publish-status-address=192.0.2.10',
+    '--disable-leader-election',
+    '--status-update-interval=1',
+  ]);
   await createService(fixed, 'app', await startBackends(fixed, 'app'));
   await applyIngress(fixed, appIngress(fixed, 'other-class'));
   admin = await adminCoreApi();

@@ -107,7 +107,9 @@ describe('leader election among three replicas', () => {
     leader = await eventually(() => soleLeader(replicas), { timeoutMs: 15_000, intervalMs: 200 });
     const identities = await Promise.all(replicas.map(identityOf));
     assert.equal(new Set(identities).size, 3, 'three distinct identities');
-    await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), { timeoutMs: 10_000 });
+    await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), {
+      timeoutMs: 10_000,
+    });
     for (const replica of replicas) {
       assert.equal(await logged(replica, 'updated Ingress status'), replica === leader ? 1 : 0);
       await eventually(async () => assert.ok(await serves(replica), 'the replica serves the Ingress'), { timeoutMs: 10_000 });
@@ -146,7 +148,9 @@ describe('leader election among three replicas', () => {
       { namespace: cluster.namespace, name: 'app', body: { status: { loadBalancer: { ingress: [{ ip: '198.51.100.1' }] } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), { timeoutMs: 10_000 });
+    await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), {
+      timeoutMs: 10_000,
+    });
     assert.ok((await logged(newLeader, 'updated Ingress status')) >= 1, 'the new leader wrote it');
     leader = newLeader;
   });

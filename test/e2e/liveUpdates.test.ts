@@ -7,7 +7,17 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, applyIngressAndReload, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  setEndpoints,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { nginxMasterPid, nginxWorkers, whileStopped } from '../support/nginxWorkers.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
@@ -43,11 +53,18 @@ test('scaling a backend from 1 to 10 endpoints and back changes traffic, not ngi
   const first = backends[0];
   assert.ok(first);
   await createService(cluster, 'scaled', [first]);
-  await applyIngressAndReload(cluster, ingress(cluster, 'scaled', { rules: [{ host: 'scaled.live.test', http: { paths: paths(['/', 'Prefix', 'scaled']) } }] }));
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'scaled', { rules: [{ host: 'scaled.live.test', http: { paths: paths(['/', 'Prefix', 'scaled']) } }] }),
+  );
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 3))], ['scaled-1']));
   const before = await nginxState();
 
-  await setEndpoints(cluster, 'scaled', backends.map((backend) => backend.address));
+  await setEndpoints(
+    cluster,
+    'scaled',
+    backends.map((backend) => backend.address),
+  );
   await eventually(async () => assert.equal((await instancesAnswering('scaled.live.test', 40)).size, 10), { timeoutMs: 20_000 });
   await setEndpoints(cluster, 'scaled', [first.address]);
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('scaled.live.test', 20))], ['scaled-1']));
@@ -65,7 +82,10 @@ test('a rotated certificate is served without a reload', async () => {
   const first = await applyTlsSecret(cluster, 'rotating', [host]);
   await applyIngress(
     cluster,
-    ingress(cluster, 'rotating', { tls: [{ hosts: [host], secretName: 'rotating' }], rules: [{ host, http: { paths: paths(['/', 'Prefix', 'tls-app']) } }] }),
+    ingress(cluster, 'rotating', {
+      tls: [{ hosts: [host], secretName: 'rotating' }],
+      rules: [{ host, http: { paths: paths(['/', 'Prefix', 'tls-app']) } }],
+    }),
   );
   const fingerprint = async () => (await httpGet({ port: cluster.portico.ports.https, host, https: true })).certificate?.fingerprint256;
   // The route answering means the reload that added the host is done (certificates arrive live, before it).
@@ -96,7 +116,9 @@ test('an Ingress created while a reload waits is served at once, and its own rel
     const conf = await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8');
     assert.ok(!conf.includes('held-c.live.test'), 'served before any nginx.conf names it');
   });
-  await eventually(async () => assert.match(await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8'), /server_name "held-c\.live\.test";/));
+  await eventually(async () =>
+    assert.match(await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8'), /server_name "held-c\.live\.test";/),
+  );
   for (const host of ['held-a.live.test', 'held-b.live.test', 'held-c.live.test']) {
     assert.deepEqual([...(await instancesAnswering(host, 2))], ['held-1'], host);
   }
@@ -105,12 +127,17 @@ test('an Ingress created while a reload waits is served at once, and its own rel
 test('after the nginx master dies, Portico restarts it and pushes the live state again before it is healthy', async () => {
   await createService(cluster, 'survivor', await startBackends(cluster, 'survivor'));
   // Killed after the reload that adds the host, not during it.
-  await applyIngressAndReload(cluster, ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }));
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'survivor', { rules: [{ host: 'survivor.live.test', http: { paths: paths(['/', 'Prefix', 'survivor']) } }] }),
+  );
   await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']));
   const master = await nginxMasterPid(cluster.portico.prefix);
   process.kill(master, 'SIGKILL');
   // A fresh master has empty shared memory: without the re-push every backend would answer 503.
-  await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']), { timeoutMs: 20_000 });
+  await eventually(async () => assert.deepEqual([...(await instancesAnswering('survivor.live.test', 2))], ['survivor-1']), {
+    timeoutMs: 20_000,
+  });
   const healthz = await httpGet({ port: cluster.portico.ports.healthz, path: '/healthz' });
   assert.equal(healthz.status, 200);
   const restarted = await nginxMasterPid(cluster.portico.prefix);

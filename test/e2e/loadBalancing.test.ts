@@ -4,7 +4,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, applyIngressAndReload, createService, ingress, paths, setEndpoints, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  setEndpoints,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import type { EchoBackend } from '../support/testNetwork.js';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -37,7 +47,11 @@ function prefixed(annotations: Record<string, string>): Record<string, string> {
 }
 
 /** How many of `count` requests each answering instance got. */
-async function spread(host: string, count: number, request: { path?: string; headers?: Record<string, string> } = {}): Promise<Map<string, number>> {
+async function spread(
+  host: string,
+  count: number,
+  request: { path?: string; headers?: Record<string, string> } = {},
+): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (let i = 0; i < count; i++) {
     const result = await httpGet({ port: cluster.portico.ports.http, host, ...request });
@@ -63,7 +77,11 @@ test('upstream-hash-by keeps a key on one endpoint and moves few keys when an en
   for (let i = 0; i < 20; i++) assert.equal(await owner(7), before.get(7), 'the same key, the same endpoint');
 
   const six = pool.slice(0, 6);
-  await setEndpoints(cluster, 'hashed', six.map((backend) => backend.address));
+  await setEndpoints(
+    cluster,
+    'hashed',
+    six.map((backend) => backend.address),
+  );
   await eventually(async () => {
     let moved = 0;
     for (let key = 0; key < 100; key++) if ((await owner(key)) !== before.get(key)) moved++;
@@ -97,7 +115,9 @@ test('canary: header always/never, cookie, and a 50% weight split', async () => 
   );
   // startBackends names instances <service>-<n>: the stable side is pool-1, the canary pool-2.
   const canaryInstance = 'pool-2';
-  await eventually(async () => assert.deepEqual([...(await spread(host, 5, { headers: { 'x-canary': 'always' } })).keys()], [canaryInstance]));
+  await eventually(async () =>
+    assert.deepEqual([...(await spread(host, 5, { headers: { 'x-canary': 'always' } })).keys()], [canaryInstance]),
+  );
   assert.deepEqual([...(await spread(host, 10, { headers: { 'x-canary': 'never' } })).keys()], ['pool-1']);
   assert.deepEqual([...(await spread(host, 10, { headers: { cookie: 'canary=always' } })).keys()], [canaryInstance]);
   const split = await spread(host, 200);
@@ -105,7 +125,7 @@ test('canary: header always/never, cookie, and a 50% weight split', async () => 
   assert.ok(toCanary >= 80 && toCanary <= 120, `canary got ${toCanary} of 200`);
 });
 
-test('affinity-canary-behavior sticky: a client the canary took keeps the primary\'s cookie and stays on the canary', async () => {
+test("affinity-canary-behavior sticky: a client the canary took keeps the primary's cookie and stays on the canary", async () => {
   const affinity = { affinity: 'cookie', 'session-cookie-name': 'STICKY' };
   const host = await serve('stickyprimary', affinity, pool.slice(2, 4));
   await createService(cluster, 'stickycanary', pool.slice(4, 5));
@@ -128,7 +148,7 @@ test('affinity-canary-behavior sticky: a client the canary took keeps the primar
     throw new Error('no request of 30 reached the canary');
   });
   const setCookie = taken.headers['set-cookie']?.[0] ?? '';
-  assert.match(setCookie, /^STICKY=[^;]+/, 'the canary backend sets the primary\'s affinity cookie');
+  assert.match(setCookie, /^STICKY=[^;]+/, "the canary backend sets the primary's affinity cookie");
   const counts = await spread(host, 30, { headers: { cookie: setCookie.split(';')[0] ?? '' } });
   assert.deepEqual([...counts.keys()], [canaryInstance], 'the weight is not drawn again for a pinned client');
 });

@@ -95,7 +95,10 @@ async function expectRoute(host: string, path: string, expected: string): Promis
 test('the manifests are served', () => expectRoute(APP_HOST, '/before', 'manifest-echo'));
 
 test('every edit of a manifest changes the routing live', async () => {
-  for (const [previous, next] of [['/before', '/after'], ['/after', '/again']] as const) {
+  for (const [previous, next] of [
+    ['/before', '/after'],
+    ['/after', '/again'],
+  ] as const) {
     await writeManifest('app.yaml', appManifest(next));
     await expectRoute(APP_HOST, next, 'manifest-echo');
     await expectRoute(APP_HOST, previous, '404');

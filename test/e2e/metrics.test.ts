@@ -30,11 +30,14 @@ function valueOrZero(samples: readonly Sample[], name: string, labels: Record<st
 
 before(async () => {
   // The controller's own namespace, where its Role lets it hold the Lease.
-  cluster = await startE2eCluster('metrics', ['--enable-metrics', `--election-id=${ELECTION_ID}`], { env: { POD_NAMESPACE: CONTROLLER_NAMESPACE } });
+  cluster = await startE2eCluster('metrics', ['--enable-metrics', `--election-id=${ELECTION_ID}`], {
+    env: { POD_NAMESPACE: CONTROLLER_NAMESPACE },
+  });
   await createService(cluster, 'web', await startBackends(cluster, 'web'));
   await applyIngress(cluster, ingress(cluster, 'shop', { rules: [{ host: HOST, http: { paths: paths(['/api', 'Prefix', 'web']) } }] }));
-  await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api' })).status, 200),
-    { timeoutMs: 20_000 });
+  await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api' })).status, 200), {
+    timeoutMs: 20_000,
+  });
 });
 after(() => cluster?.close());
 
@@ -43,33 +46,50 @@ test('requests through nginx are counted by Ingress, Service, path, method, stat
   const get = { ...labels, method: 'GET' };
   const post = { ...labels, method: 'POST' };
   // Earlier requests (the readiness probe above) may still be in flight to the controller: wait until the count settles.
-  const before = await eventually(async () => {
-    const first = valueOrZero(await scrape(), 'nginx_ingress_controller_requests', get);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.equal(valueOrZero(await scrape(), 'nginx_ingress_controller_requests', get), first);
-    return first;
-  }, { timeoutMs: 15_000 });
+  const before = await eventually(
+    async () => {
+      const first = valueOrZero(await scrape(), 'nginx_ingress_controller_requests', get);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(valueOrZero(await scrape(), 'nginx_ingress_controller_requests', get), first);
+      return first;
+    },
+    { timeoutMs: 15_000 },
+  );
 
-  for (let i = 0; i < 25; i++) assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: `/api/items/${i}` })).status, 200);
+  for (let i = 0; i < 25; i++)
+    assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: `/api/items/${i}` })).status, 200);
   for (let i = 0; i < 5; i++) {
-    assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api/orders', method: 'POST', body: '{"n":1}' })).status, 200);
+    assert.equal(
+      (await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api/orders', method: 'POST', body: '{"n":1}' })).status,
+      200,
+    );
   }
   // Outside every Ingress: not counted.
   assert.equal((await httpGet({ port: cluster.portico.ports.http, host: 'nobody.metrics.test', path: '/api' })).status, 404);
 
-  const samples = await eventually(async () => {
-    const scraped = await scrape();
-    assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', get), before + 25);
-    assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', post), 5);
-    return scraped;
-  }, { timeoutMs: 10_000, intervalMs: 250 });
+  const samples = await eventually(
+    async () => {
+      const scraped = await scrape();
+      assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', get), before + 25);
+      assert.equal(valueOf(scraped, 'nginx_ingress_controller_requests', post), 5);
+      return scraped;
+    },
+    { timeoutMs: 10_000, intervalMs: 250 },
+  );
 
   const series = samplesOf(samples, 'nginx_ingress_controller_requests');
   assert.deepEqual(new Set(series.map((sample) => sample.labels.host)), new Set([HOST]));
   assert.match(series[0]?.labels.controller_class ?? '', /^portico\.test\//);
   assert.equal(series[0]?.labels.controller_namespace, CONTROLLER_NAMESPACE);
-  for (const name of ['request_duration_seconds', 'response_duration_seconds', 'header_duration_seconds', 'connect_duration_seconds',
-    'request_size', 'response_size', 'bytes_sent']) {
+  for (const name of [
+    'request_duration_seconds',
+    'response_duration_seconds',
+    'header_duration_seconds',
+    'connect_duration_seconds',
+    'request_size',
+    'response_size',
+    'bytes_sent',
+  ]) {
     assert.equal(valueOf(samples, `nginx_ingress_controller_${name}_count`, post), 5, name);
     assert.equal(valueOf(samples, `nginx_ingress_controller_${name}_bucket`, { ...post, le: '+Inf' }), 5, name);
   }
@@ -89,16 +109,25 @@ test('a reload moves the reload metrics and the configuration hash', { timeout: 
   assert.ok(Math.abs(reloadedAt - Date.now() / 1000) < 600, `${reloadedAt}`);
 
   // A new host is new structure: nginx reloads.
-  await applyIngress(cluster, ingress(cluster, 'blog', { rules: [{ host: 'blog.metrics.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
-  const after = await eventually(async () => {
-    const scraped = await scrape();
-    assert.equal(valueOf(scraped, 'nginx_ingress_controller_success'), reloads + 1);
-    return scraped;
-  }, { timeoutMs: 15_000, intervalMs: 250 });
+  await applyIngress(
+    cluster,
+    ingress(cluster, 'blog', { rules: [{ host: 'blog.metrics.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }),
+  );
+  const after = await eventually(
+    async () => {
+      const scraped = await scrape();
+      assert.equal(valueOf(scraped, 'nginx_ingress_controller_success'), reloads + 1);
+      return scraped;
+    },
+    { timeoutMs: 15_000, intervalMs: 250 },
+  );
   assert.notEqual(valueOf(after, 'nginx_ingress_controller_config_hash'), hash);
   assert.ok(valueOf(after, 'nginx_ingress_controller_config_hash') > 0);
   assert.equal(valueOf(after, 'nginx_ingress_controller_config_last_reload_successful'), 1);
-  assert.equal(samplesOf(after, 'nginx_ingress_controller_errors').every((sample) => sample.value === 0), true);
+  assert.equal(
+    samplesOf(after, 'nginx_ingress_controller_errors').every((sample) => sample.value === 0),
+    true,
+  );
 });
 
 test('requests to a new host are counted while its reload still waits', { timeout: 60_000 }, async () => {
@@ -108,18 +137,30 @@ test('requests to a new host are counted while its reload still waits', { timeou
   // A held master: the reload for the new host waits, while its workers route it from live state.
   await whileStopped(await nginxMasterPid(cluster.portico.prefix), async () => {
     await applyIngress(cluster, ingress(cluster, 'early', { rules: [{ host, http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
-    await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host, path: '/' })).status, 200), { timeoutMs: 15_000 });
+    await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host, path: '/' })).status, 200), {
+      timeoutMs: 15_000,
+    });
     for (let i = 0; i < 5; i++) assert.equal((await httpGet({ port: cluster.portico.ports.http, host, path: `/items/${i}` })).status, 200);
-    await eventually(async () => {
-      const scraped = await scrape();
-      assert.ok(valueOrZero(scraped, 'nginx_ingress_controller_requests', get) >= 6, 'the first 200 and the five after it');
-      assert.equal(valueOf(scraped, 'nginx_ingress_controller_success'), valueOf(before, 'nginx_ingress_controller_success'), 'no reload yet');
-    }, { timeoutMs: 10_000, intervalMs: 250 });
+    await eventually(
+      async () => {
+        const scraped = await scrape();
+        assert.ok(valueOrZero(scraped, 'nginx_ingress_controller_requests', get) >= 6, 'the first 200 and the five after it');
+        assert.equal(
+          valueOf(scraped, 'nginx_ingress_controller_success'),
+          valueOf(before, 'nginx_ingress_controller_success'),
+          'no reload yet',
+        );
+      },
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
   });
 });
 
 test('the leader election gauge says this replica leads', { timeout: 60_000 }, async () => {
-  await eventually(async () => {
-    assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_leader_election_status', { name: ELECTION_ID }), 1);
-  }, { timeoutMs: 30_000, intervalMs: 250 });
+  await eventually(
+    async () => {
+      assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_leader_election_status', { name: ELECTION_ID }), 1);
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
 });

@@ -39,14 +39,20 @@ after(async () => {
 });
 
 function hostIngress(name: string, annotations: Record<string, string> = {}, path = '/') {
-  return ingress(cluster, name, { rules: [{ host: `${name}.refused.test`, http: { paths: paths([path, 'Prefix', 'web']) } }] }, annotations);
+  return ingress(
+    cluster,
+    name,
+    { rules: [{ host: `${name}.refused.test`, http: { paths: paths([path, 'Prefix', 'web']) } }] },
+    annotations,
+  );
 }
 
 const annotation = (name: string) => `nginx.ingress.kubernetes.io/${name}`;
 
 async function rejectedEvents(name: string): Promise<CoreV1Event[]> {
   const events = await cluster.core.listNamespacedEvent({
-    namespace: cluster.namespace, fieldSelector: `involvedObject.kind=Ingress,involvedObject.name=${name}`,
+    namespace: cluster.namespace,
+    fieldSelector: `involvedObject.kind=Ingress,involvedObject.name=${name}`,
   });
   return events.items.filter((event) => event.reason === 'Rejected');
 }
@@ -54,7 +60,10 @@ async function rejectedEvents(name: string): Promise<CoreV1Event[]> {
 async function waitForRejected(name: string, message: RegExp): Promise<CoreV1Event> {
   return eventually(async () => {
     const event = (await rejectedEvents(name)).find((candidate) => message.test(candidate.message ?? ''));
-    assert.ok(event, `no Rejected Event matching ${message} on ${name}: ${JSON.stringify((await rejectedEvents(name)).map((e) => e.message))}`);
+    assert.ok(
+      event,
+      `no Rejected Event matching ${message} on ${name}: ${JSON.stringify((await rejectedEvents(name)).map((e) => e.message))}`,
+    );
     return event;
   }, WAIT);
 }
@@ -72,7 +81,7 @@ async function untilLoaded(portico: PorticoProcess, host: string, path = '/'): P
   }, WAIT);
 }
 
-test('a bad Ingress is refused with nginx\'s message and later Ingresses are loaded', async () => {
+test("a bad Ingress is refused with nginx's message and later Ingresses are loaded", async () => {
   await applyIngress(cluster, hostIngress('bad', { [annotation(SNIPPET)]: 'bogus_directive on;' }));
   const event = await waitForRejected('bad', /unknown directive "bogus_directive"/);
   assert.match(event.message ?? '', /the Ingress is not served/);

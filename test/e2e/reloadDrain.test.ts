@@ -79,7 +79,10 @@ async function reloadByIngressChange(): Promise<Reload> {
   assert.ok(serving.length > 0, 'nginx has serving workers');
   const name = `trigger-${++triggers}`;
   const requestedAt = Date.now();
-  await applyIngress(cluster, ingress(cluster, name, { rules: [{ host: `${name}.${HOST}`, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }));
+  await applyIngress(
+    cluster,
+    ingress(cluster, name, { rules: [{ host: `${name}.${HOST}`, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }),
+  );
   const retiredAt = await eventually(
     async () => {
       const now = await nginxWorkers(cluster.portico.prefix);
@@ -198,7 +201,9 @@ test('(i) a websocket keeps exchanging messages across a reload caused by an Ing
   } finally {
     socket.close();
   }
-  console.log(`(i) reload ${reload.latencyMs} ms after the Ingress change; ${exchanged} messages echoed in the ${EXCHANGE_AFTER_RELOAD_MS} ms after it`);
+  console.log(
+    `(i) reload ${reload.latencyMs} ms after the Ingress change; ${exchanged} messages echoed in the ${EXCHANGE_AFTER_RELOAD_MS} ms after it`,
+  );
   assert.ok(exchanged >= 10, `${exchanged} messages after the reload`);
   // It was the websocket that kept a retired worker alive: closed, the worker goes at once, long before the timeout.
   const closedAt = Date.now();
@@ -216,7 +221,9 @@ test('(ii) a streaming response in flight at a reload completes intact', async (
   const reload = await reloadByIngressChange();
   const { status, complete } = await done;
   const before = lines.filter((line) => line.at <= reload.retiredAt).length;
-  console.log(`(ii) reload ${reload.latencyMs} ms after the Ingress change, at line ${before} of ${STREAM_LINES}; ${lines.length} lines, complete: ${complete}`);
+  console.log(
+    `(ii) reload ${reload.latencyMs} ms after the Ingress change, at line ${before} of ${STREAM_LINES}; ${lines.length} lines, complete: ${complete}`,
+  );
   assert.equal(status, 200);
   assert.ok(complete, 'the response ended properly (last chunk received)');
   assert.deepEqual(

@@ -46,11 +46,41 @@ const PATH_TABLE: readonly [rules: readonly (readonly [string, 'Exact' | 'Prefix
   [[['/aaa/bbb', 'Prefix']], '/aaa/bbb/', 'a'],
   [[['/aaa/bbb', 'Prefix']], '/aaa/bbb/ccc', 'a'],
   [[['/aaa/bbb', 'Prefix']], '/aaa/bbbxyz', '404'],
-  [[['/', 'Prefix'], ['/aaa', 'Prefix']], '/aaa/ccc', 'b'],
-  [[['/', 'Prefix'], ['/aaa', 'Prefix'], ['/aaa/bbb', 'Prefix']], '/aaa/bbb', 'c'],
-  [[['/', 'Prefix'], ['/aaa', 'Prefix'], ['/aaa/bbb', 'Prefix']], '/ccc', 'a'],
+  [
+    [
+      ['/', 'Prefix'],
+      ['/aaa', 'Prefix'],
+    ],
+    '/aaa/ccc',
+    'b',
+  ],
+  [
+    [
+      ['/', 'Prefix'],
+      ['/aaa', 'Prefix'],
+      ['/aaa/bbb', 'Prefix'],
+    ],
+    '/aaa/bbb',
+    'c',
+  ],
+  [
+    [
+      ['/', 'Prefix'],
+      ['/aaa', 'Prefix'],
+      ['/aaa/bbb', 'Prefix'],
+    ],
+    '/ccc',
+    'a',
+  ],
   [[['/aaa', 'Prefix']], '/ccc', '404'],
-  [[['/foo', 'Prefix'], ['/foo', 'Exact']], '/foo', 'b'],
+  [
+    [
+      ['/foo', 'Prefix'],
+      ['/foo', 'Exact'],
+    ],
+    '/foo',
+    'b',
+  ],
   // The query string never takes part; matching is case-sensitive.
   [[['/foo', 'Exact']], '/foo?x=1', 'a'],
   [[['/foo', 'Exact']], '/FOO', '404'],
@@ -67,7 +97,10 @@ before(async () => {
 
   for (const [index, [rules]] of PATH_TABLE.entries()) {
     const specs: PathSpec[] = rules.map(([path, type], i) => [path, type, services[i] ?? 'a']);
-    await applyIngress(cluster, ingress(cluster, `row-${index}`, { rules: [{ host: `row-${index}.paths.test`, http: { paths: paths(...specs) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, `row-${index}`, { rules: [{ host: `row-${index}.paths.test`, http: { paths: paths(...specs) } }] }),
+    );
   }
 });
 after(() => cluster?.close());
@@ -79,8 +112,15 @@ describe('the Ingress v1 path table', () => {
   }
 
   test('the order of rules in the manifest does not change the outcome', async () => {
-    const specs: PathSpec[] = [['/aaa/bbb', 'Prefix', 'c'], ['/aaa', 'Prefix', 'b'], ['/', 'Prefix', 'a']];
-    await applyIngress(cluster, ingress(cluster, 'reversed', { rules: [{ host: 'reversed.paths.test', http: { paths: paths(...specs) } }] }));
+    const specs: PathSpec[] = [
+      ['/aaa/bbb', 'Prefix', 'c'],
+      ['/aaa', 'Prefix', 'b'],
+      ['/', 'Prefix', 'a'],
+    ];
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'reversed', { rules: [{ host: 'reversed.paths.test', http: { paths: paths(...specs) } }] }),
+    );
     await expectRoute('reversed.paths.test', '/aaa/bbb', 'c');
     await expectRoute('reversed.paths.test', '/aaa/ccc', 'b');
     await expectRoute('reversed.paths.test', '/ccc', 'a');
@@ -89,8 +129,14 @@ describe('the Ingress v1 path table', () => {
 
 describe('hosts', () => {
   before(async () => {
-    await applyIngress(cluster, ingress(cluster, 'wildcard', { rules: [{ host: '*.wild.test', http: { paths: paths(['/', 'Prefix', 'wild']) } }] }));
-    await applyIngress(cluster, ingress(cluster, 'precise', { rules: [{ host: 'exact.wild.test', http: { paths: paths(['/', 'Prefix', 'exact']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'wildcard', { rules: [{ host: '*.wild.test', http: { paths: paths(['/', 'Prefix', 'wild']) } }] }),
+    );
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'precise', { rules: [{ host: 'exact.wild.test', http: { paths: paths(['/', 'Prefix', 'exact']) } }] }),
+    );
   });
 
   test('a precise host must equal the Host header, compared without its port', async () => {
@@ -125,13 +171,22 @@ describe('classes, ports, merging, empty backends', () => {
   });
 
   test('a backend port named instead of numbered', async () => {
-    await applyIngress(cluster, ingress(cluster, 'named-port', { rules: [{ host: 'named.test', http: { paths: paths(['/', 'Prefix', 'c', 'http']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'named-port', { rules: [{ host: 'named.test', http: { paths: paths(['/', 'Prefix', 'c', 'http']) } }] }),
+    );
     await expectRoute('named.test', '/x', 'c');
   });
 
   test('several Ingresses on one host are merged', async () => {
-    await applyIngress(cluster, ingress(cluster, 'merge-1', { rules: [{ host: 'merged.test', http: { paths: paths(['/one', 'Prefix', 'a']) } }] }));
-    await applyIngress(cluster, ingress(cluster, 'merge-2', { rules: [{ host: 'merged.test', http: { paths: paths(['/two', 'Prefix', 'b']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'merge-1', { rules: [{ host: 'merged.test', http: { paths: paths(['/one', 'Prefix', 'a']) } }] }),
+    );
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'merge-2', { rules: [{ host: 'merged.test', http: { paths: paths(['/two', 'Prefix', 'b']) } }] }),
+    );
     await expectRoute('merged.test', '/one', 'a');
     await expectRoute('merged.test', '/two', 'b');
   });
@@ -153,7 +208,12 @@ describe('classes, ports, merging, empty backends', () => {
     await applyIngress(
       cluster,
       ingress(cluster, 'unavailable', {
-        rules: [{ host: 'unavailable.test', http: { paths: paths(['/empty', 'Prefix', 'empty'], ['/unready', 'Prefix', 'unready'], ['/missing', 'Prefix', 'missing']) } }],
+        rules: [
+          {
+            host: 'unavailable.test',
+            http: { paths: paths(['/empty', 'Prefix', 'empty'], ['/unready', 'Prefix', 'unready'], ['/missing', 'Prefix', 'missing']) },
+          },
+        ],
       }),
     );
     await expectRoute('unavailable.test', '/empty', '503');

@@ -25,8 +25,16 @@ const CONNECTION_SLACK = 40;
  * not every spelling or this machine's own addresses); the address, or
  * undefined when it accepts none.
  */
-async function hostileService(cluster: E2eCluster, name: string, port: number, candidates: readonly [type: string, address: string][]): Promise<string | undefined> {
-  await cluster.core.createNamespacedService({ namespace: cluster.namespace, body: { metadata: { name }, spec: { ports: [{ name: 'http', port: 80 }] } } });
+async function hostileService(
+  cluster: E2eCluster,
+  name: string,
+  port: number,
+  candidates: readonly [type: string, address: string][],
+): Promise<string | undefined> {
+  await cluster.core.createNamespacedService({
+    namespace: cluster.namespace,
+    body: { metadata: { name }, spec: { ports: [{ name: 'http', port: 80 }] } },
+  });
   for (const [addressType, address] of candidates) {
     try {
       await cluster.discovery.createNamespacedEndpointSlice({
@@ -48,7 +56,9 @@ async function hostileService(cluster: E2eCluster, name: string, port: number, c
 
 /** This machine's first non-loopback IPv4 address: Portico's public servers listen on it too. */
 function interfaceAddress(): string {
-  const address = Object.values(networkInterfaces()).flat().find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address;
   assert.ok(address, 'this machine has a non-loopback IPv4 address');
   return address;
 }
@@ -69,7 +79,10 @@ async function acceptedConnections(cluster: E2eCluster): Promise<number> {
 }
 
 async function warningReasons(cluster: E2eCluster, name: string): Promise<string[]> {
-  const events = await cluster.core.listNamespacedEvent({ namespace: cluster.namespace, fieldSelector: `involvedObject.kind=Ingress,involvedObject.name=${name}` });
+  const events = await cluster.core.listNamespacedEvent({
+    namespace: cluster.namespace,
+    fieldSelector: `involvedObject.kind=Ingress,involvedObject.name=${name}`,
+  });
   return events.items.filter((event) => event.type === 'Warning').map((event) => `${event.reason}: ${event.message}`);
 }
 
@@ -83,15 +96,26 @@ describe('backends that are Portico itself', () => {
     await createService(cluster, 'web', await startBackends(cluster, 'web'));
     // The tenant has TLS: its private key is in the live state a hostile backend would read.
     await applyTlsSecret(cluster, 'tenant-tls', [TENANT]);
-    await applyIngress(cluster, ingress(cluster, 'tenant', {
-      tls: [{ hosts: [TENANT], secretName: 'tenant-tls' }],
-      rules: [{ host: TENANT, http: { paths: paths(['/', 'Prefix', 'web']) } }],
-    }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'tenant', {
+        tls: [{ hosts: [TENANT], secretName: 'tenant-tls' }],
+        rules: [{ host: TENANT, http: { paths: paths(['/', 'Prefix', 'web']) } }],
+      }),
+    );
     await externalNameService(cluster, 'zero', '0.0.0.0', status);
     await externalNameService(cluster, 'local', 'localhost', http);
-    const statusSlice = await hostileService(cluster, 'status', status,
-      [['IPv6', '::ffff:7f00:1'], ['IPv6', '0:0:0:0:0:ffff:7f00:1'], ['IPv6', '::'], ['IPv4', '0.0.0.0'], ['IPv4', interfaceAddress()]]);
-    const loop = await hostileService(cluster, 'loop', http, [['IPv4', '127.0.0.1'], ['IPv4', interfaceAddress()]]);
+    const statusSlice = await hostileService(cluster, 'status', status, [
+      ['IPv6', '::ffff:7f00:1'],
+      ['IPv6', '0:0:0:0:0:ffff:7f00:1'],
+      ['IPv6', '::'],
+      ['IPv4', '0.0.0.0'],
+      ['IPv4', interfaceAddress()],
+    ]);
+    const loop = await hostileService(cluster, 'loop', http, [
+      ['IPv4', '127.0.0.1'],
+      ['IPv4', interfaceAddress()],
+    ]);
     // At worst this machine's own address gets in (the API server refuses the loopback spellings).
     assert.ok(statusSlice !== undefined && loop !== undefined);
     hostile = [
@@ -104,11 +128,14 @@ describe('backends that are Portico itself', () => {
       const port = name === 'zero' ? status : name === 'local' ? http : 80;
       await applyIngress(cluster, ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name, port]) } }] }));
     }
-    await eventually(async () => {
-      const result = await httpGet({ port: http, host: TENANT });
-      assert.equal(result.status, 308, 'the TLS host is served (and redirects plain HTTP)');
-      for (const { host } of hostile) assert.equal((await httpGet({ port: http, host })).status, 503, host);
-    }, { timeoutMs: 30_000 });
+    await eventually(
+      async () => {
+        const result = await httpGet({ port: http, host: TENANT });
+        assert.equal(result.status, 308, 'the TLS host is served (and redirects plain HTTP)');
+        for (const { host } of hostile) assert.equal((await httpGet({ port: http, host })).status, 503, host);
+      },
+      { timeoutMs: 30_000 },
+    );
   });
   after(async () => {
     await cluster?.close();
@@ -123,13 +150,29 @@ describe('backends that are Portico itself', () => {
         for (const [method, path, body] of [
           ['GET', '/configuration/certificates', undefined],
           ['GET', '/configuration/backends', undefined],
-          ['POST', '/configuration/backends', JSON.stringify({ backends: [{ name: 'app-web-80', endpoints: [{ address: '192.0.2.1', port: 1 }] }] })],
+          [
+            'POST',
+            '/configuration/backends',
+            JSON.stringify({ backends: [{ name: 'app-web-80', endpoints: [{ address: '192.0.2.1', port: 1 }] }] }),
+          ],
           ['GET', '/is-dynamic-lb-initialized', undefined],
         ] as const) {
-          const result = await httpGet({ port: http, host, method, path, body, headers: body ? { 'content-type': 'application/json' } : {}, timeoutMs: 10_000 });
+          const result = await httpGet({
+            port: http,
+            host,
+            method,
+            path,
+            body,
+            headers: body ? { 'content-type': 'application/json' } : {},
+            timeoutMs: 10_000,
+          });
           sent++;
           assert.equal(result.status, 503, `${method} ${host}${path}: ${result.body.slice(0, 200)}`);
-          assert.doesNotMatch(result.body, /PRIVATE KEY|BEGIN CERTIFICATE|"backends"|"certificates"|version \d/, `${method} ${host}${path}`);
+          assert.doesNotMatch(
+            result.body,
+            /PRIVATE KEY|BEGIN CERTIFICATE|"backends"|"certificates"|version \d/,
+            `${method} ${host}${path}`,
+          );
         }
       }
     }
@@ -142,13 +185,19 @@ describe('backends that are Portico itself', () => {
   });
 
   test('each Ingress whose backend names Portico gets a Warning Event saying why (literal addresses; names are refused in the log)', async () => {
-    await eventually(async () => {
-      for (const name of ['zero', 'status', 'loop']) {
-        const warnings = await warningReasons(cluster, name);
-        assert.ok(warnings.some((warning) => warning.startsWith('EndpointRefused:')), `${name}: ${JSON.stringify(warnings)}`);
-      }
-      assert.match(cluster.portico.logTail(400), /localhost resolves to endpoint (127\.0\.0\.1|::1):\d+ is a loopback/);
-    }, { timeoutMs: 15_000, intervalMs: 200 });
+    await eventually(
+      async () => {
+        for (const name of ['zero', 'status', 'loop']) {
+          const warnings = await warningReasons(cluster, name);
+          assert.ok(
+            warnings.some((warning) => warning.startsWith('EndpointRefused:')),
+            `${name}: ${JSON.stringify(warnings)}`,
+          );
+        }
+        assert.match(cluster.portico.logTail(400), /localhost resolves to endpoint (127\.0\.0\.1|::1):\d+ is a loopback/);
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     assert.deepEqual(await warningReasons(cluster, 'tenant'), []);
   });
 });
@@ -163,8 +212,14 @@ describe('--disable-svc-external-name', () => {
     await createService(cluster, 'web', [backend]);
     // An ExternalName naming the backend's address: served without the flag (the model's tests), refused with it.
     await externalNameService(cluster, 'ext', backend.address, 8080);
-    await applyIngress(cluster, ingress(cluster, 'ext', { rules: [{ host: 'ext.noextname.test', http: { paths: paths(['/', 'Prefix', 'ext', 8080]) } }] }));
-    await applyIngress(cluster, ingress(cluster, 'web', { rules: [{ host: 'web.noextname.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'ext', { rules: [{ host: 'ext.noextname.test', http: { paths: paths(['/', 'Prefix', 'ext', 8080]) } }] }),
+    );
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'web', { rules: [{ host: 'web.noextname.test', http: { paths: paths(['/', 'Prefix', 'web']) } }] }),
+    );
   });
   after(async () => {
     await cluster?.close();
@@ -172,11 +227,17 @@ describe('--disable-svc-external-name', () => {
 
   test('an ExternalName Service gives no endpoints (503) and a Warning Event; other Services serve', async () => {
     const { http } = cluster.portico.ports;
-    await eventually(async () => {
-      assert.equal((await httpGet({ port: http, host: 'web.noextname.test' })).status, 200);
-      assert.equal((await httpGet({ port: http, host: 'ext.noextname.test' })).status, 503);
-      const warnings = await warningReasons(cluster, 'ext');
-      assert.ok(warnings.some((warning) => /^EndpointRefused: .*ExternalName.*--disable-svc-external-name/.test(warning)), JSON.stringify(warnings));
-    }, { timeoutMs: 20_000, intervalMs: 200 });
+    await eventually(
+      async () => {
+        assert.equal((await httpGet({ port: http, host: 'web.noextname.test' })).status, 200);
+        assert.equal((await httpGet({ port: http, host: 'ext.noextname.test' })).status, 503);
+        const warnings = await warningReasons(cluster, 'ext');
+        assert.ok(
+          warnings.some((warning) => /^EndpointRefused: .*ExternalName.*--disable-svc-external-name/.test(warning)),
+          JSON.stringify(warnings),
+        );
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
   });
 });

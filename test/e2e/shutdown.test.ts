@@ -11,7 +11,15 @@ import { prefixLayout } from '../../src/dataplane/nginx/process/prefixLayout.js'
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import { isRunning } from '../support/isRunning.js';
-import { applyIngressAndReload, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const HOST = 'slow.shutdown.test';
 const GRACE_S = 3;
@@ -24,7 +32,10 @@ before(async () => {
   cluster = await startE2eCluster('shutdown', [`--shutdown-grace-period=${GRACE_S}`, `--post-shutdown-grace-period=${POST_GRACE_S}`]);
   await createService(cluster, 'slow', await startBackends(cluster, 'slow'));
   // The tests kill and stop nginx: after the reload that adds the host, not during it.
-  await applyIngressAndReload(cluster, ingress(cluster, 'slow', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'slow']) } }] }));
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'slow', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'slow']) } }] }),
+  );
   await eventually(async () => assert.equal((await request('/')).status, 200), { timeoutMs: 15_000 });
 });
 after(() => cluster?.close());
@@ -86,11 +97,18 @@ test('SIGTERM: healthz fails at once, traffic is served for the grace period, an
 
   // nginx quits: new connections are refused while the slow request is still under way.
   const refusedAt = await when(
-    () => request('/', 1_000).then(() => false, (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED'),
+    () =>
+      request('/', 1_000).then(
+        () => false,
+        (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED',
+      ),
     5_000,
     'connections refused',
   );
-  assert.ok(refusedAt - signalledAt >= GRACE_S * 1000 - 100, `refused ${refusedAt - signalledAt} ms after SIGTERM, before the grace period ended`);
+  assert.ok(
+    refusedAt - signalledAt >= GRACE_S * 1000 - 100,
+    `refused ${refusedAt - signalledAt} ms after SIGTERM, before the grace period ended`,
+  );
   const slow = await inFlight;
   assert.equal(slow.status, 200, 'the request in flight at the quit completed');
   assert.equal(echoed(slow).path, `/delay/${SLOW_REQUEST_MS}`);
@@ -100,6 +118,12 @@ test('SIGTERM: healthz fails at once, traffic is served for the grace period, an
   const exitedAt = await when(() => portico.hasExited(), POST_GRACE_S * 1000 + 10_000, 'portico exit');
   assert.deepEqual(await portico.exited, { code: 0, signal: null });
   const postGraceMs = exitedAt - masterGoneAt;
-  assert.ok(postGraceMs >= POST_GRACE_S * 1000 - 200, `exited ${postGraceMs} ms after nginx stopped: the post grace period was not waited out`);
-  assert.ok(postGraceMs <= POST_GRACE_S * 1000 + 3_000, `exited ${postGraceMs} ms after nginx stopped: much later than the post grace period`);
+  assert.ok(
+    postGraceMs >= POST_GRACE_S * 1000 - 200,
+    `exited ${postGraceMs} ms after nginx stopped: the post grace period was not waited out`,
+  );
+  assert.ok(
+    postGraceMs <= POST_GRACE_S * 1000 + 3_000,
+    `exited ${postGraceMs} ms after nginx stopped: much later than the post grace period`,
+  );
 });

@@ -12,15 +12,7 @@ import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import type { PorticoProcess } from '../support/porticoProcess.js';
 import { applyTlsSecret, type TestCertificate } from '../support/tlsSecrets.js';
-import {
-  applyIngress,
-  createService,
-  ingress,
-  paths,
-  startBackends,
-  startE2eCluster,
-  type E2eCluster,
-} from '../support/e2eCluster.js';
+import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 
 /** ingress-nginx's name for its self-signed fallback, which users and monitoring recognise. */
 const FAKE_CERTIFICATE_CN = 'Kubernetes Ingress Controller Fake Certificate';
@@ -78,7 +70,8 @@ async function httpsOutcome(
 ): Promise<{ certificate: string; answer: string }> {
   const result = await httpGet({ port: portico.ports.https, host, path, https: true });
   const peer = result.certificate;
-  const certificate = peer?.subject.CN === FAKE_CERTIFICATE_CN ? FAKE_CERTIFICATE_CN : `${String(peer?.subject.CN)} ${peer?.fingerprint256}`;
+  const certificate =
+    peer?.subject.CN === FAKE_CERTIFICATE_CN ? FAKE_CERTIFICATE_CN : `${String(peer?.subject.CN)} ${peer?.fingerprint256}`;
   return { certificate, answer: answerOf(result) };
 }
 
@@ -129,18 +122,15 @@ describe('certificates chosen by SNI', () => {
 
   // The Ingress API lets spec.tls omit hosts; ingress-nginx then gives each rule
   // host of that Ingress the entry whose certificate covers it (extractTLSSecretName).
-  test(
-    'a spec.tls entry without hosts serves the rule hosts its certificate covers',
-    async () => {
-      const host = 'hostless.tls.test';
-      await serve(cluster, 'hostless');
-      const certificate = await applyTlsSecret(cluster, 'hostless', [host]);
-      await applyIngress(cluster, ingress(cluster, 'hostless', { tls: [{ secretName: 'hostless' }], rules: [rootRule(host, 'hostless')] }));
-      // Once the route answers, the configuration is served: the certificate needs no more waiting.
-      await eventually(async () => assert.equal((await httpsOutcome(cluster.portico, host)).answer, 'hostless'), UNTIL_SERVED);
-      assert.equal((await httpsOutcome(cluster.portico, host)).certificate, certificateName(certificate));
-    },
-  );
+  test('a spec.tls entry without hosts serves the rule hosts its certificate covers', async () => {
+    const host = 'hostless.tls.test';
+    await serve(cluster, 'hostless');
+    const certificate = await applyTlsSecret(cluster, 'hostless', [host]);
+    await applyIngress(cluster, ingress(cluster, 'hostless', { tls: [{ secretName: 'hostless' }], rules: [rootRule(host, 'hostless')] }));
+    // Once the route answers, the configuration is served: the certificate needs no more waiting.
+    await eventually(async () => assert.equal((await httpsOutcome(cluster.portico, host)).answer, 'hostless'), UNTIL_SERVED);
+    assert.equal((await httpsOutcome(cluster.portico, host)).certificate, certificateName(certificate));
+  });
 });
 
 describe('the fake certificate when no valid certificate covers the name', () => {
@@ -219,15 +209,21 @@ test('the oldest Ingress listing a host in spec.tls supplies its certificate', a
   await applyTlsSecret(cluster, 'age-newer', [host]);
   // Named so that the tie-break of equal creation times (names in descending
   // order) would pick the newer one: only the age makes the older one win.
-  await applyIngress(cluster, ingress(cluster, 'age-a', {
-    tls: [{ hosts: [host], secretName: 'age-older' }],
-    rules: [{ host, http: { paths: paths(['/older', 'Prefix', 'age-older']) } }],
-  }));
+  await applyIngress(
+    cluster,
+    ingress(cluster, 'age-a', {
+      tls: [{ hosts: [host], secretName: 'age-older' }],
+      rules: [{ host, http: { paths: paths(['/older', 'Prefix', 'age-older']) } }],
+    }),
+  );
   await sleep(1_100); // creationTimestamp counts whole seconds
-  await applyIngress(cluster, ingress(cluster, 'age-b', {
-    tls: [{ hosts: [host], secretName: 'age-newer' }],
-    rules: [{ host, http: { paths: paths(['/newer', 'Prefix', 'age-newer']) } }],
-  }));
+  await applyIngress(
+    cluster,
+    ingress(cluster, 'age-b', {
+      tls: [{ hosts: [host], secretName: 'age-newer' }],
+      rules: [{ host, http: { paths: paths(['/newer', 'Prefix', 'age-newer']) } }],
+    }),
+  );
   // Once the newer Ingress's path answers, nginx runs a configuration with both.
   await eventually(async () => assert.equal((await httpsOutcome(cluster.portico, host, '/newer')).answer, 'age-newer'), UNTIL_SERVED);
   assert.deepEqual(await httpsOutcome(cluster.portico, host, '/older'), { certificate: certificateName(older), answer: 'age-older' });
@@ -253,9 +249,12 @@ describe('HTTP to HTTPS redirects', () => {
     const redirectApp = { secretName: 'redirect', service: 'redirect-app' };
     await applyIngress(cluster, tlsIngress(cluster, 'redirect', { host: 'redirect.tls.test', ...redirectApp }));
     // cert-manager's HTTP-01 solver: an Ingress of its own, without TLS, for one path of the host.
-    await applyIngress(cluster, ingress(cluster, 'acme-solver', {
-      rules: [{ host: 'redirect.tls.test', http: { paths: paths(['/.well-known/acme-challenge/token', 'Exact', 'acme-solver']) } }],
-    }));
+    await applyIngress(
+      cluster,
+      ingress(cluster, 'acme-solver', {
+        rules: [{ host: 'redirect.tls.test', http: { paths: paths(['/.well-known/acme-challenge/token', 'Exact', 'acme-solver']) } }],
+      }),
+    );
     await applyIngress(cluster, tlsIngress(cluster, 'no-redirect', { host: 'kept.tls.test', ...redirectApp }, { [SSL_REDIRECT]: 'false' }));
     await applyIngress(
       cluster,
@@ -283,10 +282,18 @@ test('HSTS on HTTPS answers of TLS hosts only', async () => {
   await serve(cluster, 'hsts-app');
   await applyTlsSecret(cluster, 'hsts', ['hsts.tls.test']);
   // Without the redirect, plain HTTP to the TLS host gets a real answer whose headers can be checked.
-  await applyIngress(cluster, ingress(cluster, 'hsts', {
-    tls: [{ hosts: ['hsts.tls.test'], secretName: 'hsts' }],
-    rules: [rootRule('hsts.tls.test', 'hsts-app')],
-  }, { [SSL_REDIRECT]: 'false' }));
+  await applyIngress(
+    cluster,
+    ingress(
+      cluster,
+      'hsts',
+      {
+        tls: [{ hosts: ['hsts.tls.test'], secretName: 'hsts' }],
+        rules: [rootRule('hsts.tls.test', 'hsts-app')],
+      },
+      { [SSL_REDIRECT]: 'false' },
+    ),
+  );
   // Its own Ingress: every rule host of an Ingress with spec.tls is a TLS host (as in ingress-nginx).
   await applyIngress(cluster, ingress(cluster, 'hsts-plain', { rules: [rootRule('plain.hsts.test', 'hsts-app')] }));
   const hstsOf = async (host: string, https: boolean): Promise<string> => {

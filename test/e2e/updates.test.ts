@@ -109,7 +109,11 @@ test('endpoints scaled from 1 to 3 all answer, and none left means 503', async (
 
   await applyHosts('scaled', [host], ['/', 'Prefix', 'scaled']);
   await expectInstances(['scaled-1']);
-  await setEndpoints(cluster, 'scaled', scaledBackends.map((backend) => backend.address));
+  await setEndpoints(
+    cluster,
+    'scaled',
+    scaledBackends.map((backend) => backend.address),
+  );
   await expectInstances(everyInstance);
   await setEndpoints(cluster, 'scaled', []);
   await expectRoute(host, '/', '503');

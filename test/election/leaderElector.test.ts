@@ -15,7 +15,7 @@ import { sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 
 describe('electionTimings', () => {
-  test("derive renew and retry from the ttl as ingress-nginx does", () => {
+  test('derive renew and retry from the ttl as ingress-nginx does', () => {
     assert.deepEqual(electionTimings(30_000), { leaseDurationMs: 30_000, renewDeadlineMs: 15_000, retryPeriodMs: 7_500 });
   });
 
@@ -79,7 +79,10 @@ describe('a Lease this identity may not use (403)', () => {
     const { controllerKubeconfig } = await sharedControlPlane();
     const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig: controllerKubeconfig }));
     const lines: { level: number; msg: string }[] = [];
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const logger = pino(
+      { level: 'debug' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
     const stop = new AbortController();
     // deploy/rbac.yaml grants Leases in portico only.
     const elector = new LeaderElector({
@@ -96,7 +99,10 @@ describe('a Lease this identity may not use (403)', () => {
       const loud = lines.filter((line) => line.level >= pino.levels.values['warn']!);
       assert.equal(loud.length, 1, `one warning or error in all: ${loud.map((line) => line.msg).join(' | ')}`);
       assert.equal(loud[0]?.level, pino.levels.values['error']);
-      assert.match(loud[0]?.msg ?? '', /forbidden to use the Lease default\/forbidden-\w+: grant .*get, create and update on leases \(coordination\.k8s\.io\) in namespace default/);
+      assert.match(
+        loud[0]?.msg ?? '',
+        /forbidden to use the Lease default\/forbidden-\w+: grant .*get, create and update on leases \(coordination\.k8s\.io\) in namespace default/,
+      );
     } finally {
       stop.abort();
       await run;

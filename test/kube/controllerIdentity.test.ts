@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { controllerIdentity } from '../../src/kube/controllerIdentity.js';
 
-test('the Lease namespace is POD_NAMESPACE, else the kubeconfig context\'s, else default, and says which', () => {
+test("the Lease namespace is POD_NAMESPACE, else the kubeconfig context's, else default, and says which", () => {
   const pick = (env: NodeJS.ProcessEnv, context: string | undefined) => {
     const { namespace, namespaceFrom } = controllerIdentity(env, context);
     return { namespace, namespaceFrom };

@@ -8,12 +8,18 @@ test("klog's -v maps to pino levels: 0-1 info, 2-4 debug, 5+ trace", () => {
 });
 
 test('lines are JSON with a level label; debug lines appear only from -v=2', () => {
-  for (const [verbosity, expected] of [[1, ['info']], [2, ['debug', 'info']]] as const) {
+  for (const [verbosity, expected] of [
+    [1, ['info']],
+    [2, ['debug', 'info']],
+  ] as const) {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
     const logger = createLogger(verbosity, sink);
     logger.debug('detail');
     logger.info('fact');
-    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { level: string }).level), expected);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { level: string }).level),
+      expected,
+    );
   }
 });

@@ -13,9 +13,17 @@ import { eventually } from '../support/eventually.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support/prometheusText.js';
 
 const OPTIONS: PrometheusMetricsOptions = {
-  enabled: true, controllerClass: 'k8s.io/ingress-nginx', metricsPerHost: true, metricsPerUndefinedHost: false,
-  reportStatusClasses: false, exclude: [], buckets: { time: [1], length: [1], size: [1] }, maxBatchSize: 10, statusPort: 1,
-  logger: silentLogger(), env: { POD_NAMESPACE: 'ingress', POD_NAME: 'portico-0' },
+  enabled: true,
+  controllerClass: 'k8s.io/ingress-nginx',
+  metricsPerHost: true,
+  metricsPerUndefinedHost: false,
+  reportStatusClasses: false,
+  exclude: [],
+  buckets: { time: [1], length: [1], size: [1] },
+  maxBatchSize: 10,
+  statusPort: 1,
+  logger: silentLogger(),
+  env: { POD_NAMESPACE: 'ingress', POD_NAME: 'portico-0' },
 };
 
 const SERVED = configuration({
@@ -36,8 +44,11 @@ function send(port: number, payload: string): Promise<void> {
 
 describe('controller labels', () => {
   it('come from POD_NAMESPACE, POD_NAME and --controller-class, with fallbacks', () => {
-    assert.deepEqual(controllerLabels('c', { POD_NAMESPACE: 'ns', POD_NAME: 'pod' }),
-      { controller_namespace: 'ns', controller_class: 'c', controller_pod: 'pod' });
+    assert.deepEqual(controllerLabels('c', { POD_NAMESPACE: 'ns', POD_NAME: 'pod' }), {
+      controller_namespace: 'ns',
+      controller_class: 'c',
+      controller_pod: 'pod',
+    });
     const fallback = controllerLabels('c', {});
     assert.equal(fallback.controller_namespace, 'default');
     assert.ok(fallback.controller_pod.length > 0);
@@ -67,7 +78,10 @@ describe('ControllerMetrics', () => {
     assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful_timestamp_seconds'), 1_700_000_000);
 
     controller.leading('ingress-controller-leader', true);
-    assert.equal(valueOf(await scrape(registry), 'nginx_ingress_controller_leader_election_status', { name: 'ingress-controller-leader' }), 1);
+    assert.equal(
+      valueOf(await scrape(registry), 'nginx_ingress_controller_leader_election_status', { name: 'ingress-controller-leader' }),
+      1,
+    );
   });
 
   it('hashes configurations to distinct exact integers', () => {
@@ -85,7 +99,10 @@ describe('PrometheusMetrics', () => {
     const samples = await scrape(metrics.registry);
     assert.equal(metrics.monitor, undefined);
     assert.ok(samples.some((sample) => sample.name === 'process_cpu_user_seconds_total'));
-    assert.deepEqual(samples.filter((sample) => sample.name.startsWith('nginx_ingress_controller_')), []);
+    assert.deepEqual(
+      samples.filter((sample) => sample.name.startsWith('nginx_ingress_controller_')),
+      [],
+    );
     metrics.applied(SERVED, { outcome: 'reloaded' });
     await metrics.close();
   });
@@ -105,47 +122,57 @@ describe('PrometheusMetrics', () => {
     }
   }
 
-  const requestsEventually = (metrics: PrometheusMetrics, expected: number): Promise<void> => eventually(async () => {
-    assert.equal(valueOf(await scrape(metrics.registry), 'nginx_ingress_controller_requests', { host: 'a.example.com', status: '200' }), expected);
-  }, { timeoutMs: 3000 });
+  const requestsEventually = (metrics: PrometheusMetrics, expected: number): Promise<void> =>
+    eventually(
+      async () => {
+        assert.equal(
+          valueOf(await scrape(metrics.registry), 'nginx_ingress_controller_requests', { host: 'a.example.com', status: '200' }),
+          expected,
+        );
+      },
+      { timeoutMs: 3000 },
+    );
 
-  it('counts reloads and failures from the sync loop, and records from batches carrying its token', () => withListener(async (metrics, monitor) => {
-    metrics.applied(SERVED, { outcome: 'unchanged' });
-    metrics.applied(SERVED, { outcome: 'rejected', error: 'nginx -t failed' });
-    await send(monitor.port, `${monitor.token}\n${JSON.stringify([...RECORD, ...RECORD])}`);
-    await send(monitor.port, `${monitor.token + 1}\n${JSON.stringify(RECORD)}`);
-    await send(monitor.port, 'garbage');
-    await requestsEventually(metrics, 2);
-    const samples = await scrape(metrics.registry);
-    assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
-    assert.equal(valueOf(samples, 'nginx_ingress_controller_errors'), 1);
-    assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 0);
-  }));
+  it('counts reloads and failures from the sync loop, and records from batches carrying its token', () =>
+    withListener(async (metrics, monitor) => {
+      metrics.applied(SERVED, { outcome: 'unchanged' });
+      metrics.applied(SERVED, { outcome: 'rejected', error: 'nginx -t failed' });
+      await send(monitor.port, `${monitor.token}\n${JSON.stringify([...RECORD, ...RECORD])}`);
+      await send(monitor.port, `${monitor.token + 1}\n${JSON.stringify(RECORD)}`);
+      await send(monitor.port, 'garbage');
+      await requestsEventually(metrics, 2);
+      const samples = await scrape(metrics.registry);
+      assert.equal(valueOf(samples, 'nginx_ingress_controller_success'), 1);
+      assert.equal(valueOf(samples, 'nginx_ingress_controller_errors'), 1);
+      assert.equal(valueOf(samples, 'nginx_ingress_controller_config_last_reload_successful'), 0);
+    }));
 
-  it('closes a connection at its first byte off the token, before buffering anything', () => withListener(async (_metrics, monitor) => {
-    const wrong = String(monitor.token).replace(/^./, (digit) => String((Number(digit) % 9) + 1));
-    const closed = await new Promise<boolean>((resolve) => {
-      const socket = connect(monitor.port, '127.0.0.1', () => socket.write(`${wrong}\n[`));
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve(false);
-      }, 3000);
-      socket.on('close', () => {
-        clearTimeout(timer);
-        resolve(true);
+  it('closes a connection at its first byte off the token, before buffering anything', () =>
+    withListener(async (_metrics, monitor) => {
+      const wrong = String(monitor.token).replace(/^./, (digit) => String((Number(digit) % 9) + 1));
+      const closed = await new Promise<boolean>((resolve) => {
+        const socket = connect(monitor.port, '127.0.0.1', () => socket.write(`${wrong}\n[`));
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve(false);
+        }, 3000);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+        socket.on('error', () => undefined); // a reset closes it too
       });
-      socket.on('error', () => undefined); // a reset closes it too
-    });
-    assert.equal(closed, true, 'the listener kept a connection without the token open');
-  }));
+      assert.equal(closed, true, 'the listener kept a connection without the token open');
+    }));
 
-  it('drops a batch larger than --monitor-max-batch-size records can be, and keeps listening', () => withListener(async (metrics, monitor) => {
-    const oversized = JSON.stringify(Array.from({ length: 1000 }, () => RECORD).flat());
-    assert.ok(oversized.length > OPTIONS.maxBatchSize * 4096);
-    await send(monitor.port, `${monitor.token}\n${oversized}`).catch(() => undefined);
-    await send(monitor.port, `${monitor.token}\n${JSON.stringify(RECORD)}`);
-    await requestsEventually(metrics, 1);
-  }));
+  it('drops a batch larger than --monitor-max-batch-size records can be, and keeps listening', () =>
+    withListener(async (metrics, monitor) => {
+      const oversized = JSON.stringify(Array.from({ length: 1000 }, () => RECORD).flat());
+      assert.ok(oversized.length > OPTIONS.maxBatchSize * 4096);
+      await send(monitor.port, `${monitor.token}\n${oversized}`).catch(() => undefined);
+      await send(monitor.port, `${monitor.token}\n${JSON.stringify(RECORD)}`);
+      await requestsEventually(metrics, 1);
+    }));
 });
 
 describe('parseStubStatus', () => {

@@ -14,8 +14,20 @@ describe('decodeBatch', () => {
     assert.equal(RECORD_FIELDS.length, RECORD.length);
     assert.equal(decoded.records.length, 2);
     assert.deepEqual(decoded.records[0], {
-      host: 'app.example.com', namespace: 'shop', ingress: 'web', service: 'web', canary: '', path: '/api', method: 'GET', status: '200',
-      requestLength: 120, requestTime: 0.004, bytesSent: 512, upstreamConnectTime: 0.001, upstreamHeaderTime: 0.003, upstreamResponseTime: 0.003,
+      host: 'app.example.com',
+      namespace: 'shop',
+      ingress: 'web',
+      service: 'web',
+      canary: '',
+      path: '/api',
+      method: 'GET',
+      status: '200',
+      requestLength: 120,
+      requestTime: 0.004,
+      bytesSent: 512,
+      upstreamConnectTime: 0.001,
+      upstreamHeaderTime: 0.003,
+      upstreamResponseTime: 0.003,
     });
     assert.equal(decoded.records[1]?.status, '503');
   });

@@ -16,7 +16,8 @@ function served(...ingresses: Array<{ host: string; namespace: string; name: str
     servers: [
       server('_', []),
       ...ingresses.map(({ host, namespace, name, path, service }) =>
-        server(host, [location(path, 'prefix', `${namespace}/${service}:80`, { ingress: ingressRef(namespace, name) })])),
+        server(host, [location(path, 'prefix', `${namespace}/${service}:80`, { ingress: ingressRef(namespace, name) })]),
+      ),
     ],
     backends: [...backends, canary],
   });
@@ -27,47 +28,88 @@ const BLOG = { host: 'blog.example.com', namespace: 'blog', name: 'blog', path: 
 
 function record(overrides: Partial<RequestRecord> = {}): RequestRecord {
   return {
-    host: SHOP.host, namespace: 'shop', ingress: 'web', service: 'web', canary: '', path: '/api', method: 'GET', status: '200',
-    requestLength: 80, requestTime: 0.02, bytesSent: 300, upstreamConnectTime: 0.001, upstreamHeaderTime: 0.015, upstreamResponseTime: 0.018,
+    host: SHOP.host,
+    namespace: 'shop',
+    ingress: 'web',
+    service: 'web',
+    canary: '',
+    path: '/api',
+    method: 'GET',
+    status: '200',
+    requestLength: 80,
+    requestTime: 0.02,
+    bytesSent: 300,
+    upstreamConnectTime: 0.001,
+    upstreamHeaderTime: 0.015,
+    upstreamResponseTime: 0.018,
     ...overrides,
   };
 }
 
 function metrics(options: Partial<RequestMetricsOptions> = {}): { requests: RequestMetrics; scrape: () => Promise<Sample[]> } {
   const registry = new Registry();
-  const requests = new RequestMetrics({
-    labels: LABELS, metricsPerHost: true, metricsPerUndefinedHost: false, reportStatusClasses: false, exclude: [],
-    buckets: { time: [0.01, 0.1, 1], length: [100, 1000], size: [1000, 10000] },
-    ...options,
-  }, registry);
+  const requests = new RequestMetrics(
+    {
+      labels: LABELS,
+      metricsPerHost: true,
+      metricsPerUndefinedHost: false,
+      reportStatusClasses: false,
+      exclude: [],
+      buckets: { time: [0.01, 0.1, 1], length: [100, 1000], size: [1000, 10000] },
+      ...options,
+    },
+    registry,
+  );
   requests.serve(served(SHOP, BLOG));
   return { requests, scrape: async () => parsePrometheusText(await registry.metrics()) };
 }
 
-const SHOP_GET = { host: SHOP.host, namespace: 'shop', ingress: 'web', service: 'web', canary: '', path: '/api', method: 'GET', status: '200' };
+const SHOP_GET = {
+  host: SHOP.host,
+  namespace: 'shop',
+  ingress: 'web',
+  service: 'web',
+  canary: '',
+  path: '/api',
+  method: 'GET',
+  status: '200',
+};
 
 describe('RequestMetrics', () => {
   it('counts requests and fills cumulative histogram buckets per label set, with the controller labels', async () => {
     const { requests, scrape } = metrics();
     const outcome = requests.record([
-      record({ requestTime: 0.005 }), record({ requestTime: 0.05 }), record({ requestTime: 5 }), record({ status: '404' }),
+      record({ requestTime: 0.005 }),
+      record({ requestTime: 0.05 }),
+      record({ requestTime: 5 }),
+      record({ status: '404' }),
     ]);
     assert.deepEqual(outcome, { counted: 4, skipped: 0 });
     const samples = await scrape();
     assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { ...SHOP_GET, ...LABELS }), 3);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { ...SHOP_GET, status: '404' }), 1);
-    const bucket = (le: string): number => valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_bucket', { ...SHOP_GET, le });
+    const bucket = (le: string): number =>
+      valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_bucket', { ...SHOP_GET, le });
     assert.deepEqual(['0.01', '0.1', '1', '+Inf'].map(bucket), [1, 2, 2, 3]);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_sum', SHOP_GET), 5.055);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_bytes_sent_bucket', { ...SHOP_GET, le: '1000' }), 3);
     assert.equal(valueOf(samples, 'nginx_ingress_controller_response_size_bucket', { ...SHOP_GET, le: '100' }), 0);
-    assert.equal(valueOf(samples, 'nginx_ingress_controller_ingress_upstream_latency_seconds_count',
-      { namespace: 'shop', ingress: 'web', service: 'web', canary: '' }), 4);
+    assert.equal(
+      valueOf(samples, 'nginx_ingress_controller_ingress_upstream_latency_seconds_count', {
+        namespace: 'shop',
+        ingress: 'web',
+        service: 'web',
+        canary: '',
+      }),
+      4,
+    );
   });
 
   it('does not observe the upstream histograms of a request that never reached an upstream', async () => {
     const { requests, scrape } = metrics();
-    requests.record([record({ status: '503', upstreamConnectTime: undefined, upstreamHeaderTime: undefined, upstreamResponseTime: undefined })]);
+    requests.record([
+      record({ status: '503', upstreamConnectTime: undefined, upstreamHeaderTime: undefined, upstreamResponseTime: undefined }),
+    ]);
     const samples = await scrape();
     const labels = { ...SHOP_GET, status: '503' };
     assert.equal(valueOf(samples, 'nginx_ingress_controller_request_duration_seconds_count', labels), 1);
@@ -78,9 +120,16 @@ describe('RequestMetrics', () => {
   it('never creates a series for a location, host, canary or status the configuration does not serve', async () => {
     const { requests, scrape } = metrics();
     const hostile = [
-      record({ namespace: 'other' }), record({ ingress: 'x' }), record({ service: 'db' }), record({ path: '/admin' }),
-      record({ host: 'evil.example.com' }), record({ host: BLOG.host, namespace: 'x', ingress: 'y' }),
-      record({ canary: 'shop-unknown-80' }), record({ status: '2000' }), record({ status: '' }), record({ status: '999' }),
+      record({ namespace: 'other' }),
+      record({ ingress: 'x' }),
+      record({ service: 'db' }),
+      record({ path: '/admin' }),
+      record({ host: 'evil.example.com' }),
+      record({ host: BLOG.host, namespace: 'x', ingress: 'y' }),
+      record({ canary: 'shop-unknown-80' }),
+      record({ status: '2000' }),
+      record({ status: '' }),
+      record({ status: '999' }),
       ...Array.from({ length: 1000 }, (_, i) => record({ path: `/api/${i}` })),
     ];
     assert.deepEqual(requests.record(hostile), { counted: 0, skipped: hostile.length });
@@ -95,7 +144,7 @@ describe('RequestMetrics', () => {
     assert.equal(valueOf(samples, 'nginx_ingress_controller_requests', { ...SHOP_GET, method: 'PATCH' }), 1);
   });
 
-  it('accepts a canary backend the configuration has, labelled with ingress-nginx\'s spelling of its name', async () => {
+  it("accepts a canary backend the configuration has, labelled with ingress-nginx's spelling of its name", async () => {
     const { requests, scrape } = metrics();
     requests.record([record({ canary: 'shop/web-canary:80' })]);
     assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_requests', { ...SHOP_GET, canary: 'shop-web-canary-80' }), 1);
@@ -126,7 +175,9 @@ describe('RequestMetrics', () => {
   });
 
   it('--exclude-socket-metrics drops metrics by name, with or without the prefix', async () => {
-    const { requests, scrape } = metrics({ exclude: ['bytes_sent', 'nginx_ingress_controller_ingress_upstream_latency_seconds', 'requests'] });
+    const { requests, scrape } = metrics({
+      exclude: ['bytes_sent', 'nginx_ingress_controller_ingress_upstream_latency_seconds', 'requests'],
+    });
     requests.record([record()]);
     const names = new Set((await scrape()).map((sample) => sample.name));
     for (const name of ['bytes_sent_count', 'ingress_upstream_latency_seconds_count', 'requests']) {
@@ -143,7 +194,10 @@ describe('RequestMetrics', () => {
     assert.equal(samplesOf(samples, 'nginx_ingress_controller_requests', { namespace: 'blog' }).length, 0);
     assert.equal(samplesOf(samples, 'nginx_ingress_controller_ingress_upstream_latency_seconds_count', { namespace: 'blog' }).length, 0);
     // An old worker's record for /api (the previous configuration) still counts; blog's does not come back.
-    const outcome = requests.record([record(), record({ host: BLOG.host, namespace: 'blog', ingress: 'blog', service: 'blog', path: '/' })]);
+    const outcome = requests.record([
+      record(),
+      record({ host: BLOG.host, namespace: 'blog', ingress: 'blog', service: 'blog', path: '/' }),
+    ]);
     assert.deepEqual(outcome, { counted: 1, skipped: 1 });
     assert.equal(valueOf(await scrape(), 'nginx_ingress_controller_requests', SHOP_GET), 2);
   });

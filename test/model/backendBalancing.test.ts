@@ -5,7 +5,7 @@ import { accepted, annotated, backendOf, build, ingress, problemsOf, service, wo
 
 const ROUND_ROBIN = { algorithm: 'round_robin', hashBy: undefined, affinity: undefined };
 
-test("a backend takes the balancing of the Ingress routing to it", () => {
+test('a backend takes the balancing of the Ingress routing to it', () => {
   const result = build([
     annotated(ingress('a', 'h', [['/', 'Prefix', 'web']]), {
       'load-balance': 'ewma',
@@ -30,8 +30,17 @@ test("a backend no Ingress routes to balances with the ConfigMap's load-balance"
 
 test('the oldest Ingress routing to a backend sets its balancing; a newer one that differs is told', () => {
   const older = accepted(ingress('older', 'a.example', [['/', 'Prefix', 'web']]));
-  const newer = annotated(ingress('newer', 'b.example', [['/x', 'Prefix', 'web'], ['/y', 'Exact', 'web']]), { 'load-balance': 'ewma' });
-  for (const order of [[older, newer], [newer, older]]) {
+  const newer = annotated(
+    ingress('newer', 'b.example', [
+      ['/x', 'Prefix', 'web'],
+      ['/y', 'Exact', 'web'],
+    ]),
+    { 'load-balance': 'ewma' },
+  );
+  for (const order of [
+    [older, newer],
+    [newer, older],
+  ]) {
     const result = build(order);
     assert.deepEqual(backendOf(result, 'app/web:80')?.balancing, ROUND_ROBIN);
     assert.deepEqual(problemsOf(result), ['newer BalancingConflict'], 'one problem, however many of its paths route there');

@@ -75,11 +75,19 @@ test('an orphan canary (no primary at that host, path and match) is ignored and 
   assert.deepEqual(problemsOf(result), ['other-path OrphanCanary', 'other-type OrphanCanary', 'other-host OrphanCanary']);
   assert.match(result.problems[0]?.message ?? '', /^path \/other \(Prefix\) on host h has no primary/);
   assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);
-  assert.deepEqual(result.configuration.backends.map((b) => b.name), ['app/web:80'], 'orphan canaries add no backend');
-  assert.deepEqual(result.configuration.servers.map((s) => s.hostname), ['_', 'h'], 'nor a server');
+  assert.deepEqual(
+    result.configuration.backends.map((b) => b.name),
+    ['app/web:80'],
+    'orphan canaries add no backend',
+  );
+  assert.deepEqual(
+    result.configuration.servers.map((s) => s.hostname),
+    ['_', 'h'],
+    'nor a server',
+  );
 });
 
-test("a generated root is no primary: a canary at / of a host without a / rule is an orphan", () => {
+test('a generated root is no primary: a canary at / of a host without a / rule is an orphan', () => {
   const result = build([primary('prod', [['/api', 'Prefix', 'web']]), canary('beta', [['/', 'Prefix', 'web-beta']])]);
   assert.deepEqual(problemsOf(result), ['beta OrphanCanary']);
 });
@@ -87,7 +95,10 @@ test("a generated root is no primary: a canary at / of a host without a / rule i
 test('one canary per primary backend: the oldest canary Ingress wins, later ones are told', () => {
   const first = canary('first', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10' });
   const second = canary('second', [['/', 'Prefix', 'web-gamma']], { 'canary-weight': '90' });
-  for (const order of [[primary(), first, second], [second, first, primary()]]) {
+  for (const order of [
+    [primary(), first, second],
+    [second, first, primary()],
+  ]) {
     const result = build(order);
     assert.deepEqual(backendOf(result, 'app/web:80')?.canary, { backend: 'app/web-beta:80', ...POLICY, weight: 10 });
     assert.deepEqual(problemsOf(result), ['second CanaryConflict']);
@@ -98,8 +109,18 @@ test('one canary per primary backend: the oldest canary Ingress wins, later ones
 
 test('one canary Ingress may serve several primaries, and name one backend for several paths', () => {
   const result = build([
-    primary('prod', [['/a', 'Prefix', 'web-a'], ['/b', 'Prefix', 'web-b']]),
-    canary('beta', [['/a', 'Prefix', 'web-beta'], ['/b', 'Prefix', 'web-beta']], { 'canary-weight': '5' }),
+    primary('prod', [
+      ['/a', 'Prefix', 'web-a'],
+      ['/b', 'Prefix', 'web-b'],
+    ]),
+    canary(
+      'beta',
+      [
+        ['/a', 'Prefix', 'web-beta'],
+        ['/b', 'Prefix', 'web-beta'],
+      ],
+      { 'canary-weight': '5' },
+    ),
   ]);
   assert.equal(backendOf(result, 'app/web-a:80')?.canary?.backend, 'app/web-beta:80');
   assert.equal(backendOf(result, 'app/web-b:80')?.canary?.backend, 'app/web-beta:80');
@@ -129,7 +150,7 @@ test("a canary's spec.defaultBackend and spec.tls do nothing", () => {
   assert.equal(backendOf(result, 'app/web:80')?.canary?.backend, 'app/web-beta:80');
 });
 
-test('affinity-canary-behavior sticky (the default) gives the canary backend the primary\'s affinity, even none', () => {
+test("affinity-canary-behavior sticky (the default) gives the canary backend the primary's affinity, even none", () => {
   const sticky = { affinity: 'cookie', 'session-cookie-name': 'PRIMARY' };
   const result = build([
     annotated(ingress('prod', 'h', [['/', 'Prefix', 'web']]), sticky),
@@ -138,14 +159,15 @@ test('affinity-canary-behavior sticky (the default) gives the canary backend the
   assert.equal(backendOf(result, 'app/web-beta:80')?.balancing.affinity?.cookie.name, 'PRIMARY');
   assert.equal(backendOf(result, 'app/web:80')?.canary?.affinityBehavior, 'sticky');
 
-  const unpinnedPrimary = build([
-    primary(),
-    canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie' }),
-  ]);
-  assert.equal(backendOf(unpinnedPrimary, 'app/web-beta:80')?.balancing.affinity, undefined, 'the primary has none, so neither has the canary');
+  const unpinnedPrimary = build([primary(), canary('beta', [['/', 'Prefix', 'web-beta']], { 'canary-weight': '10', affinity: 'cookie' })]);
+  assert.equal(
+    backendOf(unpinnedPrimary, 'app/web-beta:80')?.balancing.affinity,
+    undefined,
+    'the primary has none, so neither has the canary',
+  );
 });
 
-test('affinity-canary-behavior legacy keeps the canary backend\'s own balancing', () => {
+test("affinity-canary-behavior legacy keeps the canary backend's own balancing", () => {
   const result = build([
     annotated(ingress('prod', 'h', [['/', 'Prefix', 'web']]), { affinity: 'cookie', 'session-cookie-name': 'PRIMARY' }),
     canary('beta', [['/', 'Prefix', 'web-beta']], {

@@ -20,7 +20,12 @@ type PathSpec = [path: string, type: 'Exact' | 'Prefix' | 'ImplementationSpecifi
 let clock = 0;
 
 /** An Ingress in namespace `app`, newer than every one built before; services on port 80. */
-export function ingress(name: string, host: string | undefined, paths: PathSpec[], extra: Partial<NonNullable<Ingress['spec']>> = {}): Ingress {
+export function ingress(
+  name: string,
+  host: string | undefined,
+  paths: PathSpec[],
+  extra: Partial<NonNullable<Ingress['spec']>> = {},
+): Ingress {
   clock++;
   return {
     metadata: { name, namespace: 'app', creationTimestamp: new Date(Date.UTC(2026, 0, 1) + clock * 1000).toISOString() },

@@ -24,7 +24,7 @@ const LEGITIMATE: readonly [path: string, target?: string][] = [
   ['/'],
 ];
 
-test('ingress-nginx\'s usual regex paths pass, with the captures their targets use', () => {
+test("ingress-nginx's usual regex paths pass, with the captures their targets use", () => {
   for (const [path, target] of LEGITIMATE) assert.equal(regexPathProblem(path, { target }), undefined, path);
 });
 
@@ -75,24 +75,22 @@ test(`paths stop at ${MAX_PATH_BYTES} bytes, counted in UTF-8, as literals and a
 });
 
 test('in a snapshot, each hostile path costs its own location only: the others of the host and of other hosts are served', () => {
-  const hostile = [
-    '/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)',
-    '/(',
-    '/(?<host>x)',
-    `/${'a'.repeat(4000)}`,
-    '/(a+)+$',
-  ];
+  const hostile = ['/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)', '/(', '/(?<host>x)', `/${'a'.repeat(4000)}`, '/(a+)+$'];
   const ingresses = [
     accepted(ingress('good', 'tenant.example', [['/something(/|$)(.*)', 'ImplementationSpecific', 'web']]), { target: '/$2' }),
     ...hostile.map((path, n) =>
-      accepted(ingress(`hostile-${n}`, 'tenant.example', [[path, 'ImplementationSpecific', 'web']]), { useRegex: true, target: '/$2' })),
+      accepted(ingress(`hostile-${n}`, 'tenant.example', [[path, 'ImplementationSpecific', 'web']]), { useRegex: true, target: '/$2' }),
+    ),
     // A plain Ingress of a host that is not in regex mode: its path stays a literal prefix.
     accepted(ingress('plain', 'plain.example', [['/(', 'ImplementationSpecific', 'web']])),
   ];
   const result = build(ingresses);
   assert.deepEqual(locationsOf(result, 'tenant.example'), ['regex /something(/|$)(.*) -> app/web:80', 'regex / -> 404']);
   assert.deepEqual(locationsOf(result, 'plain.example'), ['prefix / -> 404', 'prefix /( -> app/web:80']);
-  assert.deepEqual(problemsOf(result), hostile.map((_, n) => `hostile-${n} InvalidPath`));
+  assert.deepEqual(
+    problemsOf(result),
+    hostile.map((_, n) => `hostile-${n} InvalidPath`),
+  );
   for (const [n, path] of hostile.entries()) {
     assert.ok(result.problems[n]?.message.startsWith(`path ${JSON.stringify(path.slice(0, 64))} on host tenant.example `), path);
   }
@@ -101,9 +99,17 @@ test('in a snapshot, each hostile path costs its own location only: the others o
 test('a path another Ingress turns into a regex is dropped with a problem on its own Ingress, not the regex one', () => {
   const result = build([
     accepted(ingress('regex', 'shared.example', [['/api/(.*)', 'ImplementationSpecific', 'api']]), { useRegex: true }),
-    accepted(ingress('neighbour', 'shared.example', [['/docs', 'Prefix', 'web'], ['/files(', 'ImplementationSpecific', 'web']])),
+    accepted(
+      ingress('neighbour', 'shared.example', [
+        ['/docs', 'Prefix', 'web'],
+        ['/files(', 'ImplementationSpecific', 'web'],
+      ]),
+    ),
   ]);
   assert.deepEqual(locationsOf(result, 'shared.example'), ['regex /api/(.*) -> app/api:80', 'regex /docs -> app/web:80', 'regex / -> 404']);
   assert.deepEqual(problemsOf(result), ['neighbour InvalidPath']);
-  assert.match(result.problems[0]?.message ?? '', /^path "\/files\(" on host shared\.example is served as a regular expression .* not closed/);
+  assert.match(
+    result.problems[0]?.message ?? '',
+    /^path "\/files\(" on host shared\.example is served as a regular expression .* not closed/,
+  );
 });

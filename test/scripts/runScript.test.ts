@@ -39,8 +39,14 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
         'bash',
         [
           join(repoRoot, 'scripts', 'run.sh'),
-          `--manifests=${dir}`, `--http-port=${http}`, `--https-port=${https}`, `--default-server-port=${defaultServer}`,
-          `--status-port=${status}`, `--healthz-port=${healthz}`, '--healthz-host=127.0.0.1', `--nginx-prefix=${join(dir, 'nginx')}`,
+          `--manifests=${dir}`,
+          `--http-port=${http}`,
+          `--https-port=${https}`,
+          `--default-server-port=${defaultServer}`,
+          `--status-port=${status}`,
+          `--healthz-port=${healthz}`,
+          '--healthz-host=127.0.0.1',
+          `--nginx-prefix=${join(dir, 'nginx')}`,
         ],
         join(dir, 'run.log'),
         // No coverage of what it starts (dist/, demo backends): Node 20's runner fails on Portico's and then reports none.
@@ -58,8 +64,14 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
         );
         const started = processTree(script.pid);
         const names = await Promise.all(started.map(commandLine));
-        assert.ok(names.some((name) => name.includes('bin/portico.js')), `Portico runs under the script: ${names.join(' | ')}`);
-        assert.ok(names.some((name) => name.includes('nginx: master process')), 'nginx runs under it');
+        assert.ok(
+          names.some((name) => name.includes('bin/portico.js')),
+          `Portico runs under the script: ${names.join(' | ')}`,
+        );
+        assert.ok(
+          names.some((name) => name.includes('nginx: master process')),
+          'nginx runs under it',
+        );
         assert.equal(names.filter((name) => name.includes('echoServer.ts')).length, 2, 'both demo backends run under it');
 
         process.kill(script.pid, signal);

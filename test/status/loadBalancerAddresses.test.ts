@@ -108,12 +108,10 @@ describe('node addresses (no publish flag)', () => {
 
 describe('comparison', () => {
   it('sorts by hostname, then IP, and drops duplicates and empty entries', () => {
-    assert.deepEqual(standardized([{ ip: '10.0.0.2' }, { hostname: 'b.example' }, { ip: '10.0.0.1' }, { hostname: 'a.example' }, { ip: '10.0.0.2' }, {}]), [
-      { ip: '10.0.0.1' },
-      { ip: '10.0.0.2' },
-      { hostname: 'a.example' },
-      { hostname: 'b.example' },
-    ]);
+    assert.deepEqual(
+      standardized([{ ip: '10.0.0.2' }, { hostname: 'b.example' }, { ip: '10.0.0.1' }, { hostname: 'a.example' }, { ip: '10.0.0.2' }, {}]),
+      [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }, { hostname: 'a.example' }, { hostname: 'b.example' }],
+    );
   });
 
   it('ignores order, and fields other than ip and hostname', () => {
@@ -128,7 +126,13 @@ describe('comparison', () => {
 describe('replica selector', () => {
   it("is the pod's labels without the per-revision ones", () => {
     assert.equal(
-      replicaSelector({ 'pod-template-hash': 'abc', app: 'portico', 'controller-revision-hash': 'x', 'pod-template-generation': '2', tier: 'edge' }),
+      replicaSelector({
+        'pod-template-hash': 'abc',
+        app: 'portico',
+        'controller-revision-hash': 'x',
+        'pod-template-generation': '2',
+        tier: 'edge',
+      }),
       'app=portico,tier=edge',
     );
   });

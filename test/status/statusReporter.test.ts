@@ -35,9 +35,15 @@ async function warningsAtStart(env: NodeJS.ProcessEnv): Promise<string[]> {
 test('without POD_NAMESPACE, one warning names the Lease it falls back to and how to set it', async () => {
   const warnings = (await warningsAtStart({})).filter((msg) => msg.includes('POD_NAMESPACE'));
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0] ?? '', /^POD_NAMESPACE is not set: the leader-election Lease is default\/status-reporter-test \(no setting: the default\)\. In a pod, set POD_NAMESPACE from the downward API/);
+  assert.match(
+    warnings[0] ?? '',
+    /^POD_NAMESPACE is not set: the leader-election Lease is default\/status-reporter-test \(no setting: the default\)\. In a pod, set POD_NAMESPACE from the downward API/,
+  );
 });
 
 test('with POD_NAMESPACE, nothing is said about it', async () => {
-  assert.deepEqual((await warningsAtStart({ POD_NAMESPACE: 'portico' })).filter((msg) => msg.includes('POD_NAMESPACE')), []);
+  assert.deepEqual(
+    (await warningsAtStart({ POD_NAMESPACE: 'portico' })).filter((msg) => msg.includes('POD_NAMESPACE')),
+    [],
+  );
 });

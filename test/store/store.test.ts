@@ -33,7 +33,12 @@ const nginxClass: IngressClass = { metadata: { name: 'nginx', resourceVersion: '
 const routed = (service: string, secret?: string): Ingress['spec'] => ({
   ingressClassName: 'nginx',
   tls: secret ? [{ hosts: ['a.example'], secretName: secret }] : undefined,
-  rules: [{ host: 'a.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 80 } } } }] } }],
+  rules: [
+    {
+      host: 'a.example',
+      http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 80 } } } }] },
+    },
+  ],
 });
 
 test('only Ingresses of our class are served; an IngressClass change re-decides them', () => {
@@ -42,7 +47,10 @@ test('only Ingresses of our class are served; an IngressClass change re-decides 
   assert.deepEqual(store.ingresses(), [], 'no IngressClass yet: nothing is ours');
   assert.deepEqual(changed(), []);
   store.sink('IngressClass').upsert(nginxClass);
-  assert.deepEqual(store.ingresses().map((i) => i.metadata?.name), ['mine']);
+  assert.deepEqual(
+    store.ingresses().map((i) => i.metadata?.name),
+    ['mine'],
+  );
   assert.deepEqual(changed(), ['Ingress/app/mine', 'IngressClass/nginx']);
   store.sink('IngressClass').remove(nginxClass);
   assert.deepEqual(store.ingresses(), []);
@@ -75,18 +83,30 @@ test('Secrets and Services count only when a served Ingress uses them; slices fo
   store.sink('EndpointSlice').upsert(slice('web-abc', 'web'));
   store.sink('EndpointSlice').upsert(slice('other-abc', 'other'));
   assert.deepEqual(changed(), ['EndpointSlice/app/web-abc', 'Secret/app/web-tls', 'Service/app/web']);
-  assert.deepEqual(store.ingressesUsingSecret('app/web-tls').map((i) => i.metadata?.name), ['web']);
-  assert.deepEqual(store.ingressesUsingService('app/web').map((i) => i.metadata?.name), ['web']);
-  assert.deepEqual(store.endpointSlicesOfService('app/web').map((s) => s.metadata?.name), ['web-abc']);
-  assert.deepEqual(store.endpointSlicesOfService('app/other').map((s) => s.metadata?.name), ['other-abc']);
+  assert.deepEqual(
+    store.ingressesUsingSecret('app/web-tls').map((i) => i.metadata?.name),
+    ['web'],
+  );
+  assert.deepEqual(
+    store.ingressesUsingService('app/web').map((i) => i.metadata?.name),
+    ['web'],
+  );
+  assert.deepEqual(
+    store.endpointSlicesOfService('app/web').map((s) => s.metadata?.name),
+    ['web-abc'],
+  );
+  assert.deepEqual(
+    store.endpointSlicesOfService('app/other').map((s) => s.metadata?.name),
+    ['other-abc'],
+  );
 });
 
 test('secrets named by auth annotations are indexed, with the configured prefix', () => {
   const { store } = storeWith({ annotationsPrefix: 'custom.example' });
   store.sink('IngressClass').upsert(nginxClass);
-  store.sink('Ingress').upsert(
-    ingress('a', routed('web'), { 'custom.example/auth-secret': 'basic', 'custom.example/auth-tls-secret': 'other/ca' }),
-  );
+  store
+    .sink('Ingress')
+    .upsert(ingress('a', routed('web'), { 'custom.example/auth-secret': 'basic', 'custom.example/auth-tls-secret': 'other/ca' }));
   assert.equal(store.ingressesUsingSecret('app/basic').length, 1);
   assert.equal(store.ingressesUsingSecret('other/ca').length, 1);
   assert.equal(store.ingressesUsingSecret('app/ca').length, 0);

@@ -31,7 +31,6 @@ async function assertForbidden(request: Promise<unknown>): Promise<void> {
   });
 }
 
-
 describe('test control plane', () => {
   let plane: ControlPlane;
   let admin: KubeConfig;
@@ -80,11 +79,16 @@ describe('test control plane', () => {
         spec: { defaultBackend: { service: { name: 'web', port: { number: 80 } } } },
       },
     });
-    const patched = await controller.makeApiClient(NetworkingV1Api).patchNamespacedIngressStatus(
-      { namespace, name: 'web', body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    const patched = await controller
+      .makeApiClient(NetworkingV1Api)
+      .patchNamespacedIngressStatus(
+        { namespace, name: 'web', body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    assert.deepEqual(
+      patched.status?.loadBalancer?.ingress?.map((ingress) => ingress.ip),
+      ['192.0.2.1'],
     );
-    assert.deepEqual(patched.status?.loadBalancer?.ingress?.map((ingress) => ingress.ip), ['192.0.2.1']);
   });
 
   it('forbids the controller what it does not need', async () => {

@@ -95,19 +95,24 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const etcdPeerUrl = `http://127.0.0.1:${etcdPeerPort}`;
     const server = `https://127.0.0.1:${apiServerPort}`;
 
-    etcd = await spawnGuarded('etcd', binaries.etcd, [
-      '--name=portico-test',
-      `--data-dir=${join(dir, 'etcd-data')}`,
-      `--listen-client-urls=${etcdClientUrl}`,
-      `--advertise-client-urls=${etcdClientUrl}`,
-      `--listen-peer-urls=${etcdPeerUrl}`,
-      `--initial-advertise-peer-urls=${etcdPeerUrl}`,
-      `--initial-cluster=portico-test=${etcdPeerUrl}`,
-      // Test data need not survive a power cut; fsync dominates write latency.
-      '--unsafe-no-fsync',
-      // As kubeadm sets it: lets the API server confirm its watch cache is current.
-      '--watch-progress-notify-interval=5s',
-    ], join(dir, 'etcd.log'));
+    etcd = await spawnGuarded(
+      'etcd',
+      binaries.etcd,
+      [
+        '--name=portico-test',
+        `--data-dir=${join(dir, 'etcd-data')}`,
+        `--listen-client-urls=${etcdClientUrl}`,
+        `--advertise-client-urls=${etcdClientUrl}`,
+        `--listen-peer-urls=${etcdPeerUrl}`,
+        `--initial-advertise-peer-urls=${etcdPeerUrl}`,
+        `--initial-cluster=portico-test=${etcdPeerUrl}`,
+        // Test data need not survive a power cut; fsync dominates write latency.
+        '--unsafe-no-fsync',
+        // As kubeadm sets it: lets the API server confirm its watch cache is current.
+        '--watch-progress-notify-interval=5s',
+      ],
+      join(dir, 'etcd.log'),
+    );
     await waitUntilHealthy(`${etcdClientUrl}/health`, etcd, startupTimeoutMs);
 
     const apiServerArgs = [

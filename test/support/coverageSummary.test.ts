@@ -26,7 +26,7 @@ LF:50
 end_of_record
 `;
 
-test('parseLcov reads each file\'s line and branch counts', () => {
+test("parseLcov reads each file's line and branch counts", () => {
   assert.deepEqual(parseLcov(lcov)[1], { file: 'src/b.ts', lines: { found: 10, hit: 5 }, branches: { found: 6, hit: 1 } });
   assert.equal(parseLcov(lcov).length, 3);
 });

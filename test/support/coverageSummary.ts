@@ -39,15 +39,24 @@ export function coverageSummary(files: readonly FileCoverage[], sources: readonl
   const covered = files.filter((file) => file.file.startsWith(prefix)).sort((a, b) => a.file.localeCompare(b.file));
   if (covered.length === 0) return [`no coverage of ${prefix} was recorded`];
   const sum = (pick: (file: FileCoverage) => number): number => covered.reduce((total, file) => total + pick(file), 0);
-  const lines = percent(sum((file) => file.lines.hit), sum((file) => file.lines.found));
-  const branches = percent(sum((file) => file.branches.hit), sum((file) => file.branches.found));
+  const lines = percent(
+    sum((file) => file.lines.hit),
+    sum((file) => file.lines.found),
+  );
+  const branches = percent(
+    sum((file) => file.branches.hit),
+    sum((file) => file.branches.found),
+  );
   const low = covered.filter((file) => percent(file.lines.hit, file.lines.found) < threshold);
   const loaded = new Set(covered.map((file) => file.file));
   const unloaded = sources.filter((source) => !loaded.has(source)).sort();
   return [
     `coverage of ${prefix}: lines ${format(lines)}, branches ${format(branches)} (${covered.length} files loaded by the tests run)`,
     ...(low.length === 0 ? [] : [`files under ${threshold} % of lines:`]),
-    ...low.map((file) => `  ${file.file}: lines ${format(percent(file.lines.hit, file.lines.found))}, branches ${format(percent(file.branches.hit, file.branches.found))}`),
+    ...low.map(
+      (file) =>
+        `  ${file.file}: lines ${format(percent(file.lines.hit, file.lines.found))}, branches ${format(percent(file.branches.hit, file.branches.found))}`,
+    ),
     ...(unloaded.length === 0 ? [] : [`files no test run loaded: ${unloaded.join(', ')}`]),
   ];
 }

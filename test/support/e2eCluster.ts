@@ -69,10 +69,12 @@ export async function startE2eCluster(
     '--sync-rate-limit=100',
     ...extraArgs,
   ];
-  const portico = await startPortico(porticoArgs, { env: options.env, readyTimeoutMs: options.readyTimeoutMs }).catch(async (error: unknown) => {
-    await network.destroy();
-    throw error;
-  });
+  const portico = await startPortico(porticoArgs, { env: options.env, readyTimeoutMs: options.readyTimeoutMs }).catch(
+    async (error: unknown) => {
+      await network.destroy();
+      throw error;
+    },
+  );
   return {
     core,
     networking,
@@ -115,7 +117,12 @@ export async function createService(
     namespace: cluster.namespace,
     body: { metadata: { name }, spec: { ports: [{ name: 'http', port: 80, targetPort: ECHO_PORT }] } },
   });
-  await setEndpoints(cluster, name, backends.map((backend) => backend.address), { ready });
+  await setEndpoints(
+    cluster,
+    name,
+    backends.map((backend) => backend.address),
+    { ready },
+  );
 }
 
 /** Creates or replaces the Service's EndpointSlice with these addresses. */
@@ -180,11 +187,14 @@ export async function applyIngressAndReload(cluster: E2eCluster, body: V1Ingress
   const offset = (await stat(log)).size;
   const serving = await servingWorkerPids(cluster.portico.prefix);
   await applyIngress(cluster, body);
-  await eventually(async () => {
-    if (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
-      throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
-    }
-  }, { timeoutMs });
+  await eventually(
+    async () => {
+      if (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
+        throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
+      }
+    },
+    { timeoutMs },
+  );
   await untilRetired(cluster.portico.prefix, serving, timeoutMs);
 }
 

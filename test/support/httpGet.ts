@@ -38,14 +38,21 @@ export function httpGet(options: HttpGetOptions): Promise<HttpResult> {
         headers: { ...(options.host ? { host: options.host } : {}), ...options.headers },
         agent: false,
         timeout: options.timeoutMs ?? 5000,
-        ...(options.https ? { servername: options.host && !/^[\d.]+$/.test(options.host) ? options.host : '', rejectUnauthorized: false } : {}),
+        ...(options.https
+          ? { servername: options.host && !/^[\d.]+$/.test(options.host) ? options.host : '', rejectUnauthorized: false }
+          : {}),
       },
       (response) => {
         const certificate = options.https ? (response.socket as TLSSocket).getPeerCertificate() : undefined;
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8'), certificate }),
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            certificate,
+          }),
         );
         response.on('error', reject);
       },
@@ -57,7 +64,14 @@ export function httpGet(options: HttpGetOptions): Promise<HttpResult> {
 }
 
 /** The echo backend's JSON, or a readable failure when the answer was not from a backend. */
-export function echoed(result: HttpResult): { service: string; instance: string; path: string; query: string; host: string; headers: Record<string, string> } {
+export function echoed(result: HttpResult): {
+  service: string;
+  instance: string;
+  path: string;
+  query: string;
+  host: string;
+  headers: Record<string, string>;
+} {
   try {
     return JSON.parse(result.body) as ReturnType<typeof echoed>;
   } catch {

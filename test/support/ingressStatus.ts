@@ -23,11 +23,17 @@ export async function adminCoreApi(): Promise<CoreV1Api> {
 
 export async function statusOf(cluster: E2eCluster, name: string): Promise<Address[]> {
   const current = await cluster.networking.readNamespacedIngress({ namespace: cluster.namespace, name });
-  return (current.status?.loadBalancer?.ingress ?? []).map(({ ip, hostname }) => ({ ...(ip ? { ip } : {}), ...(hostname ? { hostname } : {}) }));
+  return (current.status?.loadBalancer?.ingress ?? []).map(({ ip, hostname }) => ({
+    ...(ip ? { ip } : {}),
+    ...(hostname ? { hostname } : {}),
+  }));
 }
 
 export async function expectStatus(cluster: E2eCluster, name: string, expected: Address[]): Promise<void> {
-  await eventually(async () => assert.deepEqual(await statusOf(cluster, name), expected, `status of ${name}`), { timeoutMs: 15_000, intervalMs: 100 });
+  await eventually(async () => assert.deepEqual(await statusOf(cluster, name), expected, `status of ${name}`), {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
 }
 
 /** An Ingress of the cluster's class: `<name>.status.test/` to the `app` Service. */

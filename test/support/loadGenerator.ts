@@ -85,7 +85,12 @@ const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS
  * single byte of the answer arrived. The server cannot have answered it.
  */
 function closedBeforeAnswer(request: ClientRequest, error: Error, answerBytes: number): boolean {
-  return IDEMPOTENT_METHODS.has(request.method) && request.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && answerBytes === 0;
+  return (
+    IDEMPOTENT_METHODS.has(request.method) &&
+    request.reusedSocket &&
+    (error as NodeJS.ErrnoException).code === 'ECONNRESET' &&
+    answerBytes === 0
+  );
 }
 
 export function startLoad(options: LoadOptions): LoadGenerator {
@@ -164,7 +169,10 @@ export function startLoad(options: LoadOptions): LoadGenerator {
                 instances[instance] = (instances[instance] ?? 0) + 1;
                 record(instance);
               } else {
-                record(String(status), { reusedSocket: req.reusedSocket, message: `HTTP ${status}: ${Buffer.concat(chunks).toString('utf8').slice(0, 120)}` });
+                record(String(status), {
+                  reusedSocket: req.reusedSocket,
+                  message: `HTTP ${status}: ${Buffer.concat(chunks).toString('utf8').slice(0, 120)}`,
+                });
               }
               resolve();
             });

@@ -73,7 +73,11 @@ export async function untilRetired(prefix: string, pids: readonly number[], time
   await eventually(
     async () => {
       const serving = await servingWorkerPids(prefix);
-      assert.deepEqual(serving.filter((pid) => pids.includes(pid)), [], 'the old workers have retired');
+      assert.deepEqual(
+        serving.filter((pid) => pids.includes(pid)),
+        [],
+        'the old workers have retired',
+      );
     },
     { timeoutMs, intervalMs: 20 },
   );

@@ -74,8 +74,12 @@ async function startOnFreePorts(args: readonly string[], { readyTimeoutMs = 30_0
     process.execPath,
     [
       porticoCommand,
-      `--http-port=${http}`, `--https-port=${https}`, `--default-server-port=${defaultServer}`,
-      `--status-port=${status}`, `--healthz-port=${healthz}`, '--healthz-host=127.0.0.1',
+      `--http-port=${http}`,
+      `--https-port=${https}`,
+      `--default-server-port=${defaultServer}`,
+      `--status-port=${status}`,
+      `--healthz-port=${healthz}`,
+      '--healthz-host=127.0.0.1',
       `--nginx-prefix=${prefix}`,
       '--post-shutdown-grace-period=0',
       ...args,
@@ -123,7 +127,8 @@ export function assertBuildIsCurrent(): Promise<void> {
     const files = await readdir(srcDir, { recursive: true, withFileTypes: true });
     for (const file of files.filter((entry) => entry.isFile())) {
       const path = join(file.parentPath, file.name);
-      if ((await stat(path)).mtimeMs > built.mtimeMs) throw new Error(`${path} is newer than dist/: build with bash scripts/setup.sh (scripts/test.sh does)`);
+      if ((await stat(path)).mtimeMs > built.mtimeMs)
+        throw new Error(`${path} is newer than dist/: build with bash scripts/setup.sh (scripts/test.sh does)`);
     }
   })();
   return buildChecked;

@@ -34,7 +34,9 @@ export function samplesOf(samples: readonly Sample[], name: string, labels: Read
 export function valueOf(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>> = {}): number {
   const found = samplesOf(samples, name, labels);
   if (found.length !== 1) {
-    throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}; ${name} has: ${JSON.stringify(samplesOf(samples, name).map((s) => s.labels))}`);
+    throw new Error(
+      `${found.length} samples of ${name} ${JSON.stringify(labels)}; ${name} has: ${JSON.stringify(samplesOf(samples, name).map((s) => s.labels))}`,
+    );
   }
   return found[0]!.value;
 }

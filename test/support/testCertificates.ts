@@ -30,10 +30,23 @@ export async function createTestCertificates(dir: string): Promise<TestCertifica
   const path = (name: string): string => join(dir, name);
   const caCert = path('ca.crt');
   const caKey = path('ca.key');
-  await openssl('req', '-x509', ...ecKeyOptions, '-keyout', caKey, '-out', caCert, '-days', validDays,
-    '-subj', '/CN=portico-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  await openssl(
+    'req',
+    '-x509',
+    ...ecKeyOptions,
+    '-keyout',
+    caKey,
+    '-out',
+    caCert,
+    '-days',
+    validDays,
+    '-subj',
+    '/CN=portico-test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
 
   const issue = async (name: string, subject: string, extensions: string): Promise<{ cert: string; key: string }> => {
     const cert = path(`${name}.crt`);
@@ -42,22 +55,42 @@ export async function createTestCertificates(dir: string): Promise<TestCertifica
     const extensionsFile = path(`${name}.ext`);
     await writeFile(extensionsFile, extensions);
     await openssl('req', '-new', ...ecKeyOptions, '-keyout', key, '-out', csr, '-subj', subject);
-    await openssl('x509', '-req', '-in', csr, '-CA', caCert, '-CAkey', caKey, '-out', cert, '-days', validDays,
-      '-set_serial', `0x${randomBytes(16).toString('hex')}`, '-extfile', extensionsFile);
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      caCert,
+      '-CAkey',
+      caKey,
+      '-out',
+      cert,
+      '-days',
+      validDays,
+      '-set_serial',
+      `0x${randomBytes(16).toString('hex')}`,
+      '-extfile',
+      extensionsFile,
+    );
     return { cert, key };
   };
 
-  const serving = await issue('apiserver', '/CN=kube-apiserver', [
-    'basicConstraints=critical,CA:FALSE',
-    'keyUsage=critical,digitalSignature',
-    'extendedKeyUsage=serverAuth',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ].join('\n'));
-  const admin = await issue('admin', '/O=system:masters/CN=portico-test-admin', [
-    'basicConstraints=critical,CA:FALSE',
-    'keyUsage=critical,digitalSignature',
-    'extendedKeyUsage=clientAuth',
-  ].join('\n'));
+  const serving = await issue(
+    'apiserver',
+    '/CN=kube-apiserver',
+    [
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature',
+      'extendedKeyUsage=serverAuth',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ].join('\n'),
+  );
+  const admin = await issue(
+    'admin',
+    '/O=system:masters/CN=portico-test-admin',
+    ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=clientAuth'].join('\n'),
+  );
 
   const serviceAccountKey = path('service-account.key');
   const serviceAccountPublicKey = path('service-account.pub');

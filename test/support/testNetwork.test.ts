@@ -59,19 +59,39 @@ function send(backend: EchoBackend, path: string, options: RequestOptions & { bo
 
 async function namespaceNames(): Promise<string[]> {
   const { stdout } = await run('ip', ['netns', 'list'], { timeout: 10_000 });
-  return stdout.split('\n').map((line) => line.split(' ')[0] ?? '').filter((name) => name !== '');
+  return stdout
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')
+    .filter((name) => name !== '');
 }
-
 
 /** A self-signed P-256 certificate for `address`, made with the openssl CLI. */
 async function throwAwayCertificate(dir: string, address: string): Promise<{ certFile: string; keyFile: string }> {
   const certFile = join(dir, 'echo.crt');
   const keyFile = join(dir, 'echo.key');
-  await run('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '1',
-    '-subj', '/CN=portico-test-echo', '-addext', `subjectAltName=IP:${address}`,
-  ], { timeout: 30_000 });
+  await run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=portico-test-echo',
+      '-addext',
+      `subjectAltName=IP:${address}`,
+    ],
+    { timeout: 30_000 },
+  );
   return { certFile, keyFile };
 }
 
@@ -115,7 +135,11 @@ describe('test network', { timeout: 60_000 }, () => {
   });
 
   it('reaches every backend from the host, and each names its instance', async () => {
-    for (const [backend, service, instance] of [[web1, 'web', 'web-1'], [web2, 'web', 'web-2'], [api1, 'api', 'api-1']] as const) {
+    for (const [backend, service, instance] of [
+      [web1, 'web', 'web-1'],
+      [web2, 'web', 'web-2'],
+      [api1, 'api', 'api-1'],
+    ] as const) {
       const reply = await send(backend, '/hello');
       assert.equal(reply.status, 200, backend.url);
       assert.equal(reply.echo?.service, service);
@@ -134,7 +158,11 @@ describe('test network', { timeout: 60_000 }, () => {
   });
 
   it('echoes headers and a request body', async () => {
-    const reply = await send(api1, '/submit', { method: 'POST', headers: { 'x-test': 'yes', 'content-type': 'text/plain' }, body: 'payload' });
+    const reply = await send(api1, '/submit', {
+      method: 'POST',
+      headers: { 'x-test': 'yes', 'content-type': 'text/plain' },
+      body: 'payload',
+    });
     assert.equal(reply.echo?.method, 'POST');
     assert.equal(reply.echo?.headers['x-test'], 'yes');
     assert.equal(reply.echo?.body, 'payload');

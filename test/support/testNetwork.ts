@@ -199,10 +199,12 @@ let staleRunsRemoved: Promise<void> | undefined;
  */
 function removeStaleRuns(): Promise<void> {
   staleRunsRemoved ??= (async () => {
-    const isStale = (pattern: RegExp) => (name: string): boolean => {
-      const pid = pattern.exec(name)?.[1];
-      return pid !== undefined && !isRunning(Number(pid));
-    };
+    const isStale =
+      (pattern: RegExp) =>
+      (name: string): boolean => {
+        const pid = pattern.exec(name)?.[1];
+        return pid !== undefined && !isRunning(Number(pid));
+      };
     const namespaces = (await ip('netns', 'list')).split('\n').map((line) => line.split(' ')[0] ?? '');
     const logDirs = await readdir(tmpdir());
     // A parallel test file may remove the same ones first.
@@ -245,7 +247,8 @@ async function waitForListening(echoProcess: GuardedProcess): Promise<number> {
     const port = /^listening .+:(\d+)$/m.exec(await readFile(echoProcess.logPath, 'utf8'))?.[1];
     if (port !== undefined) return Number(port);
     if (echoProcess.hasExited()) throw new Error(`${echoProcess.name} exited before listening:\n${echoProcess.logTail()}`);
-    if (Date.now() >= deadline) throw new Error(`${echoProcess.name} not listening after ${echoStartTimeoutMs} ms:\n${echoProcess.logTail()}`);
+    if (Date.now() >= deadline)
+      throw new Error(`${echoProcess.name} not listening after ${echoStartTimeoutMs} ms:\n${echoProcess.logTail()}`);
     await sleep(10);
   }
 }
@@ -291,4 +294,3 @@ async function ip(...args: string[]): Promise<string> {
     throw new Error(`ip ${args.join(' ')} failed: ${stderr.trim() || (error as Error).message}`);
   }
 }
-

@@ -26,12 +26,27 @@ export async function selfSignedCertificate(dnsNames: readonly [string, ...strin
   const certificateFile = join(dir, 'tls.crt');
   const [commonName] = dnsNames;
   try {
-    await run('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-      '-keyout', keyFile, '-out', certificateFile,
-      '-subj', `/CN=${commonName}`,
-      '-addext', `subjectAltName=${dnsNames.map((name) => `DNS:${name}`).join(',')}`,
-    ], { timeout: 30_000 });
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-keyout',
+        keyFile,
+        '-out',
+        certificateFile,
+        '-subj',
+        `/CN=${commonName}`,
+        '-addext',
+        `subjectAltName=${dnsNames.map((name) => `DNS:${name}`).join(',')}`,
+      ],
+      { timeout: 30_000 },
+    );
     const certificatePem = await readFile(certificateFile, 'utf8');
     return {
       commonName,

@@ -17,7 +17,9 @@ export async function waitUntilHealthy(url: string, owner: GuardedProcess, timeo
   while (Date.now() < deadline) {
     if (owner.hasExited()) {
       const exit = await owner.exited;
-      throw new Error(`${owner.name} exited (code ${exit.code}, signal ${exit.signal}) before ${url} was healthy; log ${owner.logPath}:\n${owner.logTail()}`);
+      throw new Error(
+        `${owner.name} exited (code ${exit.code}, signal ${exit.signal}) before ${url} was healthy; log ${owner.logPath}:\n${owner.logTail()}`,
+      );
     }
     try {
       const { status, body } = await fetchOnce(url, ca);
@@ -28,7 +30,9 @@ export async function waitUntilHealthy(url: string, owner: GuardedProcess, timeo
     }
     await sleep(pollIntervalMs);
   }
-  throw new Error(`${owner.name} was not healthy at ${url} within ${timeoutMs} ms (last answer: ${lastAnswer}); log ${owner.logPath}:\n${owner.logTail()}`);
+  throw new Error(
+    `${owner.name} was not healthy at ${url} within ${timeoutMs} ms (last answer: ${lastAnswer}); log ${owner.logPath}:\n${owner.logTail()}`,
+  );
 }
 
 function fetchOnce(url: string, ca: Buffer | undefined): Promise<{ status: number; body: string }> {

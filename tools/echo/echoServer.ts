@@ -13,7 +13,13 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -66,9 +72,7 @@ export async function startEchoServer(options: EchoServerOptions): Promise<Runni
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     void answer(request, response, options, tls);
   };
-  const server: Server = tls
-    ? createHttpsServer({ cert: options.tls?.cert, key: options.tls?.key }, handler)
-    : createHttpServer(handler);
+  const server: Server = tls ? createHttpsServer({ cert: options.tls?.cert, key: options.tls?.key }, handler) : createHttpServer(handler);
   server.keepAliveTimeout = keepAliveTimeoutMs;
   // Upgraded sockets leave the server's books; close() must end them itself.
   const webSockets = new Set<Duplex>();
@@ -173,7 +177,9 @@ function acceptWebSocket(request: IncomingMessage, socket: Duplex, head: Buffer)
     socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     return;
   }
-  const accept = createHash('sha1').update(key + WEBSOCKET_GUID).digest('base64');
+  const accept = createHash('sha1')
+    .update(key + WEBSOCKET_GUID)
+    .digest('base64');
   socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-accept: ${accept}\r\n\r\n`);
   socket.on('error', () => socket.destroy());
   let pending = head;
@@ -282,7 +288,8 @@ async function main(): Promise<void> {
 }
 
 // realpath: the script may be reached through a symlink (e.g. a linked checkout).
-const runAsScript = process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url));
+const runAsScript =
+  process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(fileURLToPath(import.meta.url));
 if (runAsScript) {
   main().catch((error: unknown) => {
     process.stderr.write(`echo server: ${error instanceof Error ? error.message : String(error)}\n`);

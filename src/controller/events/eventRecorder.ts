@@ -130,7 +130,8 @@ export class EventRecorder implements IngressEventRecorder, ControllerEventRecor
     // and each Ingress gets an Event once per version, reason and message, so in the normal case a few wait
     // per Ingress. The bound is for an API server that is slow or away, so that memory stays bounded.
     if (this.queued >= (this.options.maxQueuedWrites ?? 1000) + this.reported.size) {
-      if (this.dropped++ === 0) this.options.logger.warn({ waiting: this.queued }, 'too many Kubernetes Events waiting to be written; dropping new ones');
+      if (this.dropped++ === 0)
+        this.options.logger.warn({ waiting: this.queued }, 'too many Kubernetes Events waiting to be written; dropping new ones');
       return;
     }
     if (this.dropped > 0) {

@@ -97,7 +97,10 @@ export class LiveStateClient {
           throw new Error(`pushing ${part} to nginx failed after ${attempt + 1} attempts: ${(error as Error).message}`);
         }
         const delay = backoffDelay(attempt + 1, backoff);
-        this.options.logger.warn({ part, attempt: attempt + 1, retryInMs: Math.round(delay), err: (error as Error).message }, 'live update refused; retrying');
+        this.options.logger.warn(
+          { part, attempt: attempt + 1, retryInMs: Math.round(delay), err: (error as Error).message },
+          'live update refused; retrying',
+        );
         await sleep(delay);
       }
     }

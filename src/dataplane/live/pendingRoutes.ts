@@ -59,26 +59,36 @@ function qualifies(server: Server): boolean {
  */
 function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   const { rewrite, backendProtocol, proxy, ipAccess } = location.annotations;
-  return (location.match === 'exact' || location.match === 'prefix')
-    && rewrite.target === undefined && !rewrite.useRegex && !rewrite.forceSslRedirect
-    && backendProtocol === 'HTTP'
-    && ipAccess.allow.length === 0 && ipAccess.deny.length === 0
-    && proxy.bodySize === defaults.proxy.bodySize
-    && proxy.connectTimeout === defaults.proxy.connectTimeout
-    && proxy.readTimeout === defaults.proxy.readTimeout
-    && proxy.sendTimeout === defaults.proxy.sendTimeout
-    && proxy.buffering === defaults.proxy.buffering;
+  return (
+    (location.match === 'exact' || location.match === 'prefix') &&
+    rewrite.target === undefined &&
+    !rewrite.useRegex &&
+    !rewrite.forceSslRedirect &&
+    backendProtocol === 'HTTP' &&
+    ipAccess.allow.length === 0 &&
+    ipAccess.deny.length === 0 &&
+    proxy.bodySize === defaults.proxy.bodySize &&
+    proxy.connectTimeout === defaults.proxy.connectTimeout &&
+    proxy.readTimeout === defaults.proxy.readTimeout &&
+    proxy.sendTimeout === defaults.proxy.sendTimeout &&
+    proxy.buffering === defaults.proxy.buffering
+  );
 }
 
 function route(location: Location, backends: ReadonlyMap<string, Backend>): PendingRoute {
   const { namespace, ingress, service, servicePort, locationPath } = locationLogFields(
-    location, location.backend === undefined ? undefined : backends.get(location.backend),
+    location,
+    location.backend === undefined ? undefined : backends.get(location.backend),
   );
   const exact = location.match === 'exact';
   return {
     path: exact ? location.path : normalizePrefix(location.path),
     exact,
     backend: location.backend ?? null,
-    namespace, ingress, service, servicePort, locationPath,
+    namespace,
+    ingress,
+    service,
+    servicePort,
+    locationPath,
   };
 }

@@ -23,10 +23,21 @@ export async function ensureFakeCertificate(dir: string): Promise<string> {
   const certFile = join(dir, 'fake.crt.tmp');
   try {
     await run('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '365',
-      '-keyout', keyFile, '-out', certFile,
-      '-subj', `/O=Acme Co/CN=${FAKE_CERTIFICATE_SUBJECT}`,
-      '-addext', 'subjectAltName=DNS:ingress.local',
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '365',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-subj',
+      `/O=Acme Co/CN=${FAKE_CERTIFICATE_SUBJECT}`,
+      '-addext',
+      'subjectAltName=DNS:ingress.local',
     ]);
     const pem = (await readFile(certFile, 'utf8')) + (await readFile(keyFile, 'utf8'));
     await writeFile(path, pem, { mode: 0o600 });

@@ -47,7 +47,5 @@ export function issuesIfSet(
   verdict: AnnotationIssue['verdict'],
   reason: string,
 ): AnnotationIssue[] {
-  return annotations
-    .filter((annotation) => values.get(annotation) !== undefined)
-    .map((annotation) => ({ annotation, verdict, reason }));
+  return annotations.filter((annotation) => values.get(annotation) !== undefined).map((annotation) => ({ annotation, verdict, reason }));
 }

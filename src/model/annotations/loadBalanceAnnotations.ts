@@ -16,7 +16,8 @@ export const loadBalanceAnnotations: AnnotationGroup<Balancing['algorithm']> = {
   annotations: [loadBalance],
   // ingress-nginx ignores it silently in this case; a user who set both deserves to know.
   issues: (values) => {
-    const winner = values.get(affinity) !== undefined ? 'affinity' : values.get(upstreamHashBy) !== undefined ? 'upstream-hash-by' : undefined;
+    const winner =
+      values.get(affinity) !== undefined ? 'affinity' : values.get(upstreamHashBy) !== undefined ? 'upstream-hash-by' : undefined;
     return winner ? issuesIfSet(values, [loadBalance], 'ignored', `ignored: ${winner} chooses the endpoint instead`) : [];
   },
   resolve: (values, settings) => values.get(loadBalance) ?? settings.loadBalance,

@@ -26,9 +26,7 @@ export interface AnnotationParseOptions {
   settings: GlobalSettings;
 }
 
-export type AnnotationParseResult =
-  | { ok: true; value: IngressAnnotations; warnings: string[] }
-  | { ok: false; errors: string[] };
+export type AnnotationParseResult = { ok: true; value: IngressAnnotations; warnings: string[] } | { ok: false; errors: string[] };
 
 type Verdict =
   | { kind: 'refused'; reason: string }
@@ -50,7 +48,9 @@ export function parseIngressAnnotations(
   const warnings: string[] = [];
   const accepted = new Map<AnnotationDefinition<unknown>, AcceptedValue>();
   // Sorted, so messages (and which of two aliases wins) do not depend on map order.
-  const keys = Object.keys(annotations ?? {}).filter((key) => key.startsWith(keyPrefix)).sort();
+  const keys = Object.keys(annotations ?? {})
+    .filter((key) => key.startsWith(keyPrefix))
+    .sort();
   for (const key of keys) {
     const verdict = judgeAnnotation(key.slice(keyPrefix.length), annotations?.[key] ?? '', options.settings);
     if (verdict.kind === 'refused') errors.push(`annotation ${key}: ${verdict.reason}`);
@@ -105,8 +105,7 @@ export function parseIngressAnnotations(
 
 function judgeAnnotation(name: string, rawValue: string, settings: GlobalSettings): Verdict {
   const known = KNOWN_ANNOTATIONS.get(name);
-  const refusal =
-    (known === undefined ? undefined : admissionRefusal(known, settings)) ?? unsafeValueReason(rawValue, settings);
+  const refusal = (known === undefined ? undefined : admissionRefusal(known, settings)) ?? unsafeValueReason(rawValue, settings);
   if (refusal !== undefined) return { kind: 'refused', reason: refusal };
   const value = rawValue.trim();
   // As ingress-nginx, which skips empty values.

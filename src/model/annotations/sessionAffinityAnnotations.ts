@@ -2,14 +2,7 @@
 // pins a client to one endpoint (ingress-nginx's "affinity" group;
 // session-cookie-partitioned is not implemented yet; affinity-canary-behavior
 // only acts on canaries, so it lives in canaryAnnotations.ts).
-import {
-  integerParser,
-  optionParser,
-  parseBoolean,
-  parseCookieName,
-  parseUrlPath,
-  patternParser,
-} from '../settings/valueSyntax.js';
+import { integerParser, optionParser, parseBoolean, parseCookieName, parseUrlPath, patternParser } from '../settings/valueSyntax.js';
 import type { Balancing, SessionAffinity, SessionCookie } from '../types.js';
 import { issuesIfSet, type AnnotationDefinition, type AnnotationGroup } from './annotationDefinition.js';
 

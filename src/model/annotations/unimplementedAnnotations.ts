@@ -54,8 +54,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
     risks: { 'enable-modsecurity': 'Low', 'enable-owasp-core-rules': 'Low', 'modsecurity-transaction-id': 'High' },
   },
   {
-    unsafeToIgnore:
-      'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
+    unsafeToIgnore: 'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
     risks: {
       'proxy-ssl-secret': 'Medium',
       'proxy-ssl-verify': 'Low',

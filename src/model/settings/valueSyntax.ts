@@ -72,9 +72,7 @@ export function patternParser(pattern: RegExp, expected: string): ValueParser<st
 
 /** nginx size (`ngx_parse_offset`): bytes, or k/m/g multiples, up to 2^63 - 1 bytes; `0` often means unlimited. */
 export const parseNginxSize: ValueParser<string> = (text) =>
-  nginxSizeBytes(text) !== undefined
-    ? accepted(text)
-    : refused('an nginx size such as 1m, 512k or 0, at most 8589934591g');
+  nginxSizeBytes(text) !== undefined ? accepted(text) : refused('an nginx size such as 1m, 512k or 0, at most 8589934591g');
 
 /**
  * nginx time (`ngx_parse_time`) with a single unit, such as 240s or 1h; a bare
@@ -83,9 +81,7 @@ export const parseNginxSize: ValueParser<string> = (text) =>
  * millisecond directives, which every time Portico renders is.
  */
 export const parseNginxTime: ValueParser<string> = (text) =>
-  nginxTimeMs(text) !== undefined
-    ? accepted(text)
-    : refused('an nginx time such as 240s, 500ms or 1h, at most 24d');
+  nginxTimeMs(text) !== undefined ? accepted(text) : refused('an nginx time such as 240s, 500ms or 1h, at most 24d');
 
 /** A URL path without query, fragment or `;` (so it is also safe as a cookie Path attribute). */
 export const parseUrlPath = patternParser(/^\/[A-Za-z0-9._~%:@+/-]*$/, 'a URL path starting with "/"');

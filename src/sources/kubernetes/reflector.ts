@@ -76,8 +76,7 @@ export class Reflector<T extends KubeObject> {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private markSynced!: () => void;
-  private readonly options: Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector'>> &
-    ReflectorOptions<T>;
+  private readonly options: Required<Omit<ReflectorOptions<T>, 'namespace' | 'labelSelector' | 'fieldSelector'>> & ReflectorOptions<T>;
 
   constructor(options: ReflectorOptions<T>) {
     this.options = {

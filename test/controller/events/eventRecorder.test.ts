@@ -50,7 +50,11 @@ async function createIngress(name: string): Promise<Ingress> {
 /** A later version of the same Ingress (as an update would bring). */
 async function touch(ingress: Ingress): Promise<Ingress> {
   const name = ingress.metadata?.name ?? '';
-  const updated = await networking.patchNamespacedIngress({ namespace, name, body: [{ op: 'add', path: '/metadata/labels', value: { touched: randomUUID() } }] });
+  const updated = await networking.patchNamespacedIngress({
+    namespace,
+    name,
+    body: [{ op: 'add', path: '/metadata/labels', value: { touched: randomUUID() } }],
+  });
   return JSON.parse(JSON.stringify(updated)) as Ingress;
 }
 
@@ -107,7 +111,10 @@ test('a Sync Event for each of more Ingresses than the write queue holds (a star
   }
   await events.flush();
   assert.deepEqual(await writtenFor(prefix), Array.from({ length: 30 }, (_, i) => `${prefix}-${i}`).sort());
-  assert.deepEqual(lines.filter((line) => line.level >= pino.levels.values['warn']!).map((line) => line.msg), []);
+  assert.deepEqual(
+    lines.filter((line) => line.level >= pino.levels.values['warn']!).map((line) => line.msg),
+    [],
+  );
 });
 
 test('Events beyond the write queue are dropped rather than held in memory', async () => {

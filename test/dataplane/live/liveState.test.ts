@@ -26,7 +26,8 @@ const liveBackends = (backends: Backend[]): unknown => JSON.parse(liveStateOf(co
 
 test('a plain backend: its endpoints and algorithm; no hashing, affinity or canary', () => {
   assert.equal(
-    liveStateOf(configuration([backend('web', { balancing: { algorithm: 'ewma', hashBy: undefined, affinity: undefined } })]), new Set()).backends,
+    liveStateOf(configuration([backend('web', { balancing: { algorithm: 'ewma', hashBy: undefined, affinity: undefined } })]), new Set())
+      .backends,
     '{"backends":[{"name":"web","upstreamName":"app-web-80","endpoints":[{"address":"10.0.0.1","port":8080}],"loadBalance":"ewma","affinity":null,"canary":null}]}',
   );
 });
@@ -125,7 +126,7 @@ test('from annotations to the live document', () => {
       ['app/web-beta:80', 'app-web-beta-80', 'round_robin', 'route', undefined],
       ['app/web:80', 'app-web-80', 'round_robin', 'route', 'app/web-beta:80'],
     ],
-    'affinity-canary-behavior sticky (the default): the canary backend shares the primary\'s affinity',
+    "affinity-canary-behavior sticky (the default): the canary backend shares the primary's affinity",
   );
 });
 

@@ -22,8 +22,26 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
   assert.deepEqual(pendingRoutes(config, new Set(['_', 'old.example.com'])), {
     hosts: {
       'new.example.com': [
-        { path: '/api', exact: false, backend: 'shop-api-http', namespace: 'shop', ingress: 'api', service: 'api', servicePort: 'http', locationPath: '/api/' },
-        { path: '/login', exact: true, backend: 'shop-web-80', namespace: 'shop', ingress: 'web', service: 'web', servicePort: '80', locationPath: '/login' },
+        {
+          path: '/api',
+          exact: false,
+          backend: 'shop-api-http',
+          namespace: 'shop',
+          ingress: 'api',
+          service: 'api',
+          servicePort: 'http',
+          locationPath: '/api/',
+        },
+        {
+          path: '/login',
+          exact: true,
+          backend: 'shop-web-80',
+          namespace: 'shop',
+          ingress: 'web',
+          service: 'web',
+          servicePort: '80',
+          locationPath: '/login',
+        },
         { path: '/', exact: false, backend: null, namespace: '', ingress: '', service: '', servicePort: '', locationPath: '/' },
       ],
     },
@@ -59,11 +77,14 @@ test('a host waits for its reload when any location differs from what the pendin
     assert.deepEqual(pendingRoutes(config, servedNothing).hosts, {}, name);
   }
   // The same host with every annotation at its default qualifies (the check above can fail).
-  const plain = configuration({ servers: [server('_', []), server('h.example.com', [location('/a', 'prefix', web.name)])], backends: [web] });
+  const plain = configuration({
+    servers: [server('_', []), server('h.example.com', [location('/a', 'prefix', web.name)])],
+    backends: [web],
+  });
   assert.deepEqual(Object.keys(pendingRoutes(plain, servedNothing).hosts), ['h.example.com']);
 });
 
-test('the defaults compared against are the ConfigMap\'s, not ingress-nginx\'s', () => {
+test("the defaults compared against are the ConfigMap's, not ingress-nginx's", () => {
   const host = server('h.example.com', [location('/', 'prefix', web.name, { annotations: { proxy: { bodySize: '8m' } } })]);
   const config = configuration({ servers: [server('_', []), host], backends: [web], settings: { proxyBodySize: '8m' } });
   assert.deepEqual(Object.keys(pendingRoutes(config, new Set()).hosts), ['h.example.com']);

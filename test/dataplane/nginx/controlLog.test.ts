@@ -36,8 +36,14 @@ test('lines read past a match are returned by the next read', async () => {
   const follower = await log.follow();
   try {
     appendFileSync(log.path, 'reconfiguring\nstart worker processes\ndone\n');
-    assert.deepEqual(await follower.readUntil((line) => line === 'reconfiguring', soon(), never), { lines: ['reconfiguring'], end: 'found' });
-    assert.deepEqual(await follower.readUntil((line) => line === 'done', soon(), never), { lines: ['start worker processes', 'done'], end: 'found' });
+    assert.deepEqual(await follower.readUntil((line) => line === 'reconfiguring', soon(), never), {
+      lines: ['reconfiguring'],
+      end: 'found',
+    });
+    assert.deepEqual(await follower.readUntil((line) => line === 'done', soon(), never), {
+      lines: ['start worker processes', 'done'],
+      end: 'found',
+    });
   } finally {
     await follower.close();
   }
@@ -50,7 +56,14 @@ test('a read ends at its deadline or when interrupted, with what it read', async
     appendFileSync(log.path, 'partial\n');
     assert.deepEqual(await follower.readUntil(() => false, Date.now() + 60, never), { lines: ['partial'], end: 'deadline' });
     appendFileSync(log.path, 'last words\n');
-    assert.deepEqual(await follower.readUntil(() => false, soon(), () => true), { lines: ['last words'], end: 'interrupted' });
+    assert.deepEqual(
+      await follower.readUntil(
+        () => false,
+        soon(),
+        () => true,
+      ),
+      { lines: ['last words'], end: 'interrupted' },
+    );
   } finally {
     await follower.close();
   }

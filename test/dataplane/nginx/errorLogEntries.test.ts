@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeFailures, describeWarnings, isLogged, parseErrorLog, parseErrorLogLine } from '../../../src/dataplane/nginx/process/errorLogEntries.js';
+import {
+  describeFailures,
+  describeWarnings,
+  isLogged,
+  parseErrorLog,
+  parseErrorLogLine,
+} from '../../../src/dataplane/nginx/process/errorLogEntries.js';
 
 test('an error log line yields its level, process and message', () => {
   assert.deepEqual(parseErrorLogLine('2026/11/29 07:59:25 [notice] 26418#26418: start worker processes'), {
@@ -24,7 +30,7 @@ test('lines that do not start an entry continue the previous message', () => {
   ]);
 });
 
-test('failures are the master\'s error-level entries, each once', () => {
+test("failures are the master's error-level entries, each once", () => {
   const entries = parseErrorLog([
     '2026/11/29 07:59:29 [notice] 10#10: reconfiguring',
     '2026/11/29 07:59:29 [emerg] 10#10: bind() to 127.0.0.1:1 failed (98: Address already in use)',
@@ -33,16 +39,19 @@ test('failures are the master\'s error-level entries, each once', () => {
     '2026/11/29 07:59:29 [error] 11#11: *1 upstream timed out',
     '2026/11/29 07:59:29 [emerg] 10#10: still could not bind()',
   ]);
-  assert.equal(describeFailures(entries, 10), '[emerg] bind() to 127.0.0.1:1 failed (98: Address already in use)\n[emerg] still could not bind()');
+  assert.equal(
+    describeFailures(entries, 10),
+    '[emerg] bind() to 127.0.0.1:1 failed (98: Address already in use)\n[emerg] still could not bind()',
+  );
   assert.equal(describeFailures(entries, 12), '');
 });
 
-test('warnings are the given process\'s warn-level entries, each once, apart from its failures', () => {
+test("warnings are the given process's warn-level entries, each once, apart from its failures", () => {
   const entries = parseErrorLog([
     '2026/05/01 12:00:00 [warn] 10#10: conflicting server name "a.example" on 0.0.0.0:80, ignored',
     '2026/05/01 12:00:00 [warn] 10#10: conflicting server name "a.example" on 0.0.0.0:80, ignored',
     '2026/05/01 12:00:00 [emerg] 10#10: still could not bind()',
-    '2026/05/01 12:00:00 [warn] 11#11: a worker\'s warning',
+    "2026/05/01 12:00:00 [warn] 11#11: a worker's warning",
     '2026/05/01 12:00:00 [notice] 10#10: start worker processes',
   ]);
   assert.equal(describeWarnings(entries, 10), '[warn] conflicting server name "a.example" on 0.0.0.0:80, ignored');

@@ -14,7 +14,17 @@ import { prefixLayout } from '../../../src/dataplane/nginx/process/prefixLayout.
 import { eventually } from '../../support/eventually.js';
 import { freeLoopbackPorts } from '../../support/freePort.js';
 import { untilRetired } from '../../support/nginxWorkers.js';
-import { childPids, groupPids, httpGet, isAlive, minimalConfig, ownerUid, processUid, unixSocketGet, type TestServer } from './nginxTestSupport.js';
+import {
+  childPids,
+  groupPids,
+  httpGet,
+  isAlive,
+  minimalConfig,
+  ownerUid,
+  processUid,
+  unixSocketGet,
+  type TestServer,
+} from './nginxTestSupport.js';
 
 const TEST_TIMEOUT_MS = 30_000;
 const waitFor = <T>(check: () => T | Promise<T>): Promise<T> => eventually(check, { timeoutMs: 10_000, intervalMs: 25 });
@@ -71,22 +81,27 @@ async function occupiedPort(): Promise<number> {
   return address.port;
 }
 
-test('start() serves the configuration from the prefix, with unprivileged workers owning the temp dirs', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const nginxProcess = await started(config([{ port, body: 'a' }]));
-  assert.equal(nginxProcess.running, true);
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
+test(
+  'start() serves the configuration from the prefix, with unprivileged workers owning the temp dirs',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const nginxProcess = await started(config([{ port, body: 'a' }]));
+    assert.equal(nginxProcess.running, true);
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
 
-  const layout = prefixLayout(prefix);
-  assert.equal(readFileSync(layout.pidFile, 'utf8').trim(), String(masterPidOf(nginxProcess)));
-  assert.equal(readFileSync(layout.configFile, 'utf8'), config([{ port, body: 'a' }]));
-  const workers = childPids(masterPidOf(nginxProcess));
-  assert.equal(workers.length, 1);
-  const [worker = 0] = workers;
-  if (process.getuid?.() === 0) {
-    assert.notEqual(processUid(worker), 0, 'workers drop root');
-    for (const dir of Object.values(layout.temp) as string[]) assert.equal(ownerUid(dir), processUid(worker), `${dir} belongs to the worker user`);
-  }
-});
+    const layout = prefixLayout(prefix);
+    assert.equal(readFileSync(layout.pidFile, 'utf8').trim(), String(masterPidOf(nginxProcess)));
+    assert.equal(readFileSync(layout.configFile, 'utf8'), config([{ port, body: 'a' }]));
+    const workers = childPids(masterPidOf(nginxProcess));
+    assert.equal(workers.length, 1);
+    const [worker = 0] = workers;
+    if (process.getuid?.() === 0) {
+      assert.notEqual(processUid(worker), 0, 'workers drop root');
+      for (const dir of Object.values(layout.temp) as string[])
+        assert.equal(ownerUid(dir), processUid(worker), `${dir} belongs to the worker user`);
+    }
+  },
+);
 
 test('apply() of the running text is unchanged; of a new text reloads, with new workers', { timeout: TEST_TIMEOUT_MS }, async () => {
   const nginxProcess = await started(config([{ port, body: 'a' }]));
@@ -100,89 +115,113 @@ test('apply() of the running text is unchanged; of a new text reloads, with new 
   assert.equal(nginxProcess.reloads, 1);
   assert.deepEqual(await httpGet(port), { status: 200, body: 'b' });
   assert.equal(nginxProcess.masterPid, master, 'a reload keeps the master');
-  await waitFor(() => assert.ok(childPids(master).every((pid) => !workers.includes(pid)), 'old workers retire'));
+  await waitFor(() =>
+    assert.ok(
+      childPids(master).every((pid) => !workers.includes(pid)),
+      'old workers retire',
+    ),
+  );
   assert.equal(readFileSync(prefixLayout(prefix).configFile, 'utf8'), config([{ port, body: 'b' }]));
 
   assert.deepEqual(await nginxProcess.apply(config([{ port, body: 'b' }])), { outcome: 'unchanged' });
   assert.equal(nginxProcess.reloads, 1);
 });
 
-test('a configuration nginx refuses is rejected with its message, kept aside, and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const good = config([{ port, body: 'a' }]);
-  const nginxProcess = await started(good);
-  const master = masterPidOf(nginxProcess);
-  const broken = config([{ port, body: 'b' }], 'no_such_directive on;');
+test(
+  'a configuration nginx refuses is rejected with its message, kept aside, and the old one serves',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const good = config([{ port, body: 'a' }]);
+    const nginxProcess = await started(good);
+    const master = masterPidOf(nginxProcess);
+    const broken = config([{ port, body: 'b' }], 'no_such_directive on;');
 
-  const result = await nginxProcess.apply(broken);
-  assert.equal(result.outcome, 'rejected');
-  assert.ok(result.outcome === 'rejected');
-  const layout = prefixLayout(prefix);
-  assert.match(result.error, /unknown directive "no_such_directive"/);
-  assert.ok(result.error.includes(layout.rejectedConfigFile), 'the message names the kept file');
-  assert.equal(readFileSync(layout.rejectedConfigFile, 'utf8'), broken);
-  assert.equal(readFileSync(layout.configFile, 'utf8'), good);
-  assert.equal(nginxProcess.reloads, 0);
-  assert.equal(nginxProcess.masterPid, master, 'the master survives the refused configuration');
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
+    const result = await nginxProcess.apply(broken);
+    assert.equal(result.outcome, 'rejected');
+    assert.ok(result.outcome === 'rejected');
+    const layout = prefixLayout(prefix);
+    assert.match(result.error, /unknown directive "no_such_directive"/);
+    assert.ok(result.error.includes(layout.rejectedConfigFile), 'the message names the kept file');
+    assert.equal(readFileSync(layout.rejectedConfigFile, 'utf8'), broken);
+    assert.equal(readFileSync(layout.configFile, 'utf8'), good);
+    assert.equal(nginxProcess.reloads, 0);
+    assert.equal(nginxProcess.masterPid, master, 'the master survives the refused configuration');
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
 
-  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
-});
+    assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
+  },
+);
 
-test('a configuration that parses but fails to load (port taken) is rejected and the old one serves', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const good = config([{ port, body: 'a' }]);
-  const nginxProcess = await started(good);
-  const master = masterPidOf(nginxProcess);
-  const taken = await occupiedPort();
-  const unloadable = config([{ port, body: 'b' }, { port: taken, body: 'taken' }]);
+test(
+  'a configuration that parses but fails to load (port taken) is rejected and the old one serves',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const good = config([{ port, body: 'a' }]);
+    const nginxProcess = await started(good);
+    const master = masterPidOf(nginxProcess);
+    const taken = await occupiedPort();
+    const unloadable = config([
+      { port, body: 'b' },
+      { port: taken, body: 'taken' },
+    ]);
 
-  const result = await nginxProcess.apply(unloadable);
-  assert.equal(result.outcome, 'rejected');
-  assert.ok(result.outcome === 'rejected');
-  assert.match(result.error, new RegExp(`\\[emerg\\] bind\\(\\) to 127\\.0\\.0\\.1:${taken} failed \\(98: Address already in use\\)`));
-  assert.equal(nginxProcess.reloads, 0);
-  assert.equal(nginxProcess.masterPid, master);
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
-  const layout = prefixLayout(prefix);
-  assert.equal(readFileSync(layout.configFile, 'utf8'), good, 'a restart would run the old configuration');
-  assert.equal(readFileSync(layout.rejectedConfigFile, 'utf8'), unloadable);
+    const result = await nginxProcess.apply(unloadable);
+    assert.equal(result.outcome, 'rejected');
+    assert.ok(result.outcome === 'rejected');
+    assert.match(result.error, new RegExp(`\\[emerg\\] bind\\(\\) to 127\\.0\\.0\\.1:${taken} failed \\(98: Address already in use\\)`));
+    assert.equal(nginxProcess.reloads, 0);
+    assert.equal(nginxProcess.masterPid, master);
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'a' });
+    const layout = prefixLayout(prefix);
+    assert.equal(readFileSync(layout.configFile, 'utf8'), good, 'a restart would run the old configuration');
+    assert.equal(readFileSync(layout.rejectedConfigFile, 'utf8'), unloadable);
 
-  // Still not running, so not "unchanged".
-  assert.equal((await nginxProcess.apply(unloadable)).outcome, 'rejected');
-});
+    // Still not running, so not "unchanged".
+    assert.equal((await nginxProcess.apply(unloadable)).outcome, 'rejected');
+  },
+);
 
-test('a reload not confirmed in time is reported, and the next apply() of that text is not taken as unchanged', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const good = config([{ port, body: 'a' }]);
-  const nginxProcess = await started(good, { timeouts: { reloadMs: 1 } });
-  const slow = config([{ port, body: 'b' }]);
+test(
+  'a reload not confirmed in time is reported, and the next apply() of that text is not taken as unchanged',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const good = config([{ port, body: 'a' }]);
+    const nginxProcess = await started(good, { timeouts: { reloadMs: 1 } });
+    const slow = config([{ port, body: 'b' }]);
 
-  const result = await nginxProcess.apply(slow);
-  assert.deepEqual(result, { outcome: 'rejected', error: 'nginx did not finish reloading within 1 ms' });
-  assert.equal(readFileSync(prefixLayout(prefix).configFile, 'utf8'), good, 'a restart would run the confirmed configuration');
-  // nginx may have gone on loading either file: what runs is unknown to Portico, so the same text is not "unchanged".
-  assert.match((await httpGet(port)).body, /^[ab]$/);
-  assert.equal((await nginxProcess.apply(slow)).outcome, 'rejected');
-});
+    const result = await nginxProcess.apply(slow);
+    assert.deepEqual(result, { outcome: 'rejected', error: 'nginx did not finish reloading within 1 ms' });
+    assert.equal(readFileSync(prefixLayout(prefix).configFile, 'utf8'), good, 'a restart would run the confirmed configuration');
+    // nginx may have gone on loading either file: what runs is unknown to Portico, so the same text is not "unchanged".
+    assert.match((await httpGet(port)).body, /^[ab]$/);
+    assert.equal((await nginxProcess.apply(slow)).outcome, 'rejected');
+  },
+);
 
-test('a master killed with SIGKILL is restarted with the last good configuration, its orphaned workers killed', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const nginxProcess = await started(config([{ port, body: 'a' }]), { restartBackoff: { initialMs: 50, maxMs: 200 } });
-  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'b' }])), { outcome: 'reloaded' });
-  const oldMaster = masterPidOf(nginxProcess);
-  const oldWorkers = childPids(oldMaster);
+test(
+  'a master killed with SIGKILL is restarted with the last good configuration, its orphaned workers killed',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const nginxProcess = await started(config([{ port, body: 'a' }]), { restartBackoff: { initialMs: 50, maxMs: 200 } });
+    assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'b' }])), { outcome: 'reloaded' });
+    const oldMaster = masterPidOf(nginxProcess);
+    const oldWorkers = childPids(oldMaster);
 
-  process.kill(oldMaster, 'SIGKILL');
+    process.kill(oldMaster, 'SIGKILL');
 
-  await waitFor(() => assert.equal(nginxProcess.restarts, 1));
-  const newMaster = masterPidOf(nginxProcess);
-  assert.notEqual(newMaster, oldMaster);
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'b' });
-  await waitFor(() => assert.deepEqual(oldWorkers.filter(isAlive), [], 'orphaned workers are gone'));
-  // The killed master left its unix socket behind; the new one could bind it only after it was removed.
-  assert.equal((await unixSocketGet(prefixLayout(prefix).noEndpointsSocket)).status, 503);
+    await waitFor(() => assert.equal(nginxProcess.restarts, 1));
+    const newMaster = masterPidOf(nginxProcess);
+    assert.notEqual(newMaster, oldMaster);
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'b' });
+    await waitFor(() => assert.deepEqual(oldWorkers.filter(isAlive), [], 'orphaned workers are gone'));
+    // The killed master left its unix socket behind; the new one could bind it only after it was removed.
+    assert.equal((await unixSocketGet(prefixLayout(prefix).noEndpointsSocket)).status, 503);
 
-  assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
-  assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
-});
+    assert.deepEqual(await applyAndRetire(nginxProcess, config([{ port, body: 'c' }])), { outcome: 'reloaded' });
+    assert.deepEqual(await httpGet(port), { status: 200, body: 'c' });
+  },
+);
 
 test('apply() while a dead master awaits its restart starts nginx with the new configuration', { timeout: TEST_TIMEOUT_MS }, async () => {
   const nginxProcess = await started(config([{ port, body: 'a' }]), { restartBackoff: { initialMs: 60_000, maxMs: 60_000 } });
@@ -212,23 +251,27 @@ test('stop() leaves no nginx process behind', { timeout: TEST_TIMEOUT_MS }, asyn
   await assert.rejects(nginxProcess.apply(config([{ port, body: 'b' }])), /not started/);
 });
 
-test('nginx dies with the process that started it, workers included, even when that process is SIGKILLed', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const fixture = fileURLToPath(new URL('./fixtures/runNginx.ts', import.meta.url));
-  const portico = spawn(process.execPath, ['--import', 'tsx', fixture, prefix, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  try {
-    const [firstLine] = (await once(createInterface({ input: portico.stdout }), 'line')) as [string];
-    const master = Number(firstLine);
-    assert.deepEqual(await httpGet(port), { status: 200, body: 'up' });
-    const workers = childPids(master);
-    assert.equal(workers.length, 1);
+test(
+  'nginx dies with the process that started it, workers included, even when that process is SIGKILLed',
+  { timeout: TEST_TIMEOUT_MS },
+  async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/runNginx.ts', import.meta.url));
+    const portico = spawn(process.execPath, ['--import', 'tsx', fixture, prefix, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [firstLine] = (await once(createInterface({ input: portico.stdout }), 'line')) as [string];
+      const master = Number(firstLine);
+      assert.deepEqual(await httpGet(port), { status: 200, body: 'up' });
+      const workers = childPids(master);
+      assert.equal(workers.length, 1);
 
-    portico.kill('SIGKILL');
-    await waitFor(() => assert.deepEqual(groupPids(master), []));
-    assert.deepEqual([master, ...workers].filter(isAlive), []);
-  } finally {
-    portico.kill('SIGKILL');
-  }
-});
+      portico.kill('SIGKILL');
+      await waitFor(() => assert.deepEqual(groupPids(master), []));
+      assert.deepEqual([master, ...workers].filter(isAlive), []);
+    } finally {
+      portico.kill('SIGKILL');
+    }
+  },
+);
 
 test('start() rejects a configuration nginx cannot run, and starts nothing', { timeout: TEST_TIMEOUT_MS }, async () => {
   nginx = new NginxProcess({ prefix, logger: silentLogger() });

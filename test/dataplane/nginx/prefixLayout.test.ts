@@ -18,7 +18,10 @@ const mode = (path: string): number => statSync(path).mode & 0o777;
 
 test('every path is absolute and inside the prefix', () => {
   const layout = prefixLayout('relative/prefix');
-  const paths = [...Object.values(layout).filter((value): value is string => typeof value === 'string'), ...(Object.values(layout.temp) as string[])];
+  const paths = [
+    ...Object.values(layout).filter((value): value is string => typeof value === 'string'),
+    ...(Object.values(layout.temp) as string[]),
+  ];
   for (const path of paths) assert.ok(path.startsWith(`${layout.prefix}`) && layout.prefix.startsWith('/'), path);
   assert.equal(layout.configFile, join(layout.prefix, 'conf/nginx.conf'));
   assert.equal(layout.temp.clientBody, join(layout.prefix, 'tmp/client_body'));
@@ -48,12 +51,16 @@ test('createPrefixDirs opens the way to tmp/ for workers and keeps certs/ privat
   await createPrefixDirs(layout); // again: nothing to do, nothing fails
 });
 
-test('createPrefixDirs refuses a prefix nginx\'s workers could not reach (a folder above it without o+x), when run as root', { skip: process.getuid?.() !== 0 && 'workers run as this user' }, async () => {
-  const layout = prefixLayout(join(dir, 'below', 'nginx'));
-  await chmod(dir, 0o755);
-  await mkdir(join(dir, 'below'), { mode: 0o700 });
-  await chmod(join(dir, 'below'), 0o700);
-  await assert.rejects(createPrefixDirs(layout), new RegExp(`cannot reach ${layout.prefix}: ${join(dir, 'below')} has mode 700`));
-  await chmod(join(dir, 'below'), 0o711);
-  await createPrefixDirs(layout);
-});
+test(
+  "createPrefixDirs refuses a prefix nginx's workers could not reach (a folder above it without o+x), when run as root",
+  { skip: process.getuid?.() !== 0 && 'workers run as this user' },
+  async () => {
+    const layout = prefixLayout(join(dir, 'below', 'nginx'));
+    await chmod(dir, 0o755);
+    await mkdir(join(dir, 'below'), { mode: 0o700 });
+    await chmod(join(dir, 'below'), 0o700);
+    await assert.rejects(createPrefixDirs(layout), new RegExp(`cannot reach ${layout.prefix}: ${join(dir, 'below')} has mode 700`));
+    await chmod(join(dir, 'below'), 0o711);
+    await createPrefixDirs(layout);
+  },
+);

@@ -7,7 +7,10 @@ const FILE = '/run/portico/nginx/conf/nginx.conf.rejected';
 test('the line of our file that nginx names, from nginx -t or the master log', () => {
   assert.equal(refusedLine(`[emerg] unknown directive "x" in ${FILE}:182`, FILE), 182);
   assert.equal(
-    refusedLine(`2026/12/01 11:20:25 [emerg] 3825#3825: unknown directive "x" in ${FILE}:7\nnginx: configuration file ${FILE} test failed`, FILE),
+    refusedLine(
+      `2026/12/01 11:20:25 [emerg] 3825#3825: unknown directive "x" in ${FILE}:7\nnginx: configuration file ${FILE} test failed`,
+      FILE,
+    ),
     7,
   );
 });

@@ -32,11 +32,7 @@ export function refused(annotations: Record<string, string>, settings: Partial<G
 }
 
 /** Asserts exactly one error, mentioning every fragment. */
-export function assertRefusedWith(
-  annotations: Record<string, string>,
-  fragments: string[],
-  settings: Partial<GlobalSettings> = {},
-): void {
+export function assertRefusedWith(annotations: Record<string, string>, fragments: string[], settings: Partial<GlobalSettings> = {}): void {
   const errors = refused(annotations, settings);
   assert.equal(errors.length, 1, errors.join('\n'));
   for (const fragment of fragments) {

@@ -7,7 +7,13 @@ test('backend-protocol defaults to HTTP', () => {
 });
 
 test('backend-protocol is case-insensitive and normalised to upper case', () => {
-  const cases = [['HTTP', 'HTTP'], ['https', 'HTTPS'], ['gRPC', 'GRPC'], ['grpcs', 'GRPCS'], [' HTTPS ', 'HTTPS']] as const;
+  const cases = [
+    ['HTTP', 'HTTP'],
+    ['https', 'HTTPS'],
+    ['gRPC', 'GRPC'],
+    ['grpcs', 'GRPCS'],
+    [' HTTPS ', 'HTTPS'],
+  ] as const;
   for (const [text, protocol] of cases) {
     assert.equal(accepted({ 'backend-protocol': text }).value.location.backendProtocol, protocol, text);
   }
@@ -15,11 +21,7 @@ test('backend-protocol is case-insensitive and normalised to upper case', () => 
 
 test('backend-protocol refuses other protocols, naming the unsupported ingress-nginx ones', () => {
   for (const text of ['FCGI', 'AUTO_HTTP', 'h2c', 'HTTP;', 'HTTPS2']) {
-    assertRefusedWith({ 'backend-protocol': text }, [
-      'backend-protocol',
-      'one of HTTP, HTTPS, GRPC, GRPCS',
-      'FCGI and AUTO_HTTP',
-    ]);
+    assertRefusedWith({ 'backend-protocol': text }, ['backend-protocol', 'one of HTTP, HTTPS, GRPC, GRPCS', 'FCGI and AUTO_HTTP']);
   }
 });
 

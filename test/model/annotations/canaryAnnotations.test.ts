@@ -77,7 +77,9 @@ test('settings that route to a canary refuse an Ingress that is not one', () => 
   ] as const) {
     for (const canary of [{}, { canary: 'false' }] as Record<string, string>[]) {
       const errors = refused({ ...canary, [name]: text });
-      assert.deepEqual(errors, [`annotation ${PREFIX}/${name}: it routes traffic to a canary, but this Ingress does not set canary: "true"`]);
+      assert.deepEqual(errors, [
+        `annotation ${PREFIX}/${name}: it routes traffic to a canary, but this Ingress does not set canary: "true"`,
+      ]);
     }
   }
 });

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { accepted, assertRefusedWith } from './annotationTestSupport.js';
 
 test('proxy values default to the ConfigMap settings', () => {
-  assert.deepEqual(accepted({}).value.location.proxy, { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off' });
+  assert.deepEqual(accepted({}).value.location.proxy, {
+    bodySize: '1m',
+    connectTimeout: 5,
+    readTimeout: 60,
+    sendTimeout: 60,
+    buffering: 'off',
+  });
   const settings = { proxyBodySize: '8m', proxyConnectTimeout: 1, proxyReadTimeout: 2, proxySendTimeout: 3, proxyBuffering: 'on' as const };
   const proxy = { bodySize: '8m', connectTimeout: 1, readTimeout: 2, sendTimeout: 3, buffering: 'on' };
   assert.deepEqual(accepted({}, settings).value.location.proxy, proxy);

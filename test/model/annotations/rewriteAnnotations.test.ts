@@ -9,7 +9,13 @@ test('rewrite-target accepts URL paths with captures', () => {
 });
 
 test('rewrite-target ${N} (ingress-nginx documents it; nginx reads a variable named "N") becomes $N, exactly', () => {
-  const cases = [['/${1}/x', '/$1/x'], ['/${2}', '/$2'], ['${1}', '$1'], ['/${1}0', '/$10'], ['/${1}${2}', '/$1$2']] as const;
+  const cases = [
+    ['/${1}/x', '/$1/x'],
+    ['/${2}', '/$2'],
+    ['${1}', '$1'],
+    ['/${1}0', '/$10'],
+    ['/${1}${2}', '/$1$2'],
+  ] as const;
   for (const [target, rendered] of cases) {
     assert.equal(accepted({ 'rewrite-target': target }).value.location.rewrite.target, rendered, target);
   }
@@ -45,7 +51,14 @@ test('an unset rewrite-target stays unset; use-regex defaults to false', () => {
 });
 
 test('booleans follow Go strconv.ParseBool, as ingress-nginx', () => {
-  const cases = [['true', true], ['True', true], ['1', true], ['false', false], ['FALSE', false], ['0', false]] as const;
+  const cases = [
+    ['true', true],
+    ['True', true],
+    ['1', true],
+    ['false', false],
+    ['FALSE', false],
+    ['0', false],
+  ] as const;
   for (const [text, value] of cases) {
     assert.equal(accepted({ 'use-regex': text }).value.location.rewrite.useRegex, value, text);
   }

@@ -38,8 +38,7 @@ test('the other admitted snippet annotations are ignored with a warning: not imp
   const { value, warnings } = accepted({ 'server-snippet': SNIPPET }, SNIPPETS_ADMITTED);
   assert.equal(value.location.configurationSnippet, undefined);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/server-snippet: ` +
-      'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
+    `annotation ${PREFIX}/server-snippet: ` + 'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
   ]);
 });
 

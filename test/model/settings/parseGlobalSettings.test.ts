@@ -167,33 +167,71 @@ test('values nginx accepts but that stop it serving, or that it refuses, keep th
     'upstream-keepalive-time': ['999999999y', '1y', '1M', '25d', '2147483648ms'],
     'worker-shutdown-timeout': ['1y', '4w'],
     'proxy-body-size': ['9999999999g', '8589934592g'],
-    'ssl-ciphers': ['FOO', 'HIGH:FOO', 'HIGH:!aNUL', 'RC4', '!aNULL:-MD5', 'TLS_AES_128_GCM_SHA256', 'HIGH:@SECLEVEL=9', 'HIGH:@FOO', 'HIGH+'],
+    'ssl-ciphers': [
+      'FOO',
+      'HIGH:FOO',
+      'HIGH:!aNUL',
+      'RC4',
+      '!aNULL:-MD5',
+      'TLS_AES_128_GCM_SHA256',
+      'HIGH:@SECLEVEL=9',
+      'HIGH:@FOO',
+      'HIGH+',
+    ],
     'log-format-upstream': ['$1', '$remote_addr $no_such_variable', '${the_real_ip}', '$hsts_header'],
   });
 });
 
 test('the bounds themselves are accepted', () => {
   const accepted: Record<string, [string, unknown][]> = {
-    'client-header-timeout': [['1', 1], ['2147483', 2147483]],
+    'client-header-timeout': [
+      ['1', 1],
+      ['2147483', 2147483],
+    ],
     'keep-alive': [['0', 0]],
-    'worker-processes': [['1', 1], ['8', 8], ['auto', 'auto']],
-    'max-worker-connections': [['0', 0], ['512', 512], ['1048576', 1048576]],
-    'upstream-keepalive-connections': [['0', 0], ['65536', 65536]],
-    'upstream-keepalive-time': [['0', '0'], ['24d', '24d'], ['2147483647ms', '2147483647ms']],
+    'worker-processes': [
+      ['1', 1],
+      ['8', 8],
+      ['auto', 'auto'],
+    ],
+    'max-worker-connections': [
+      ['0', 0],
+      ['512', 512],
+      ['1048576', 1048576],
+    ],
+    'upstream-keepalive-connections': [
+      ['0', 0],
+      ['65536', 65536],
+    ],
+    'upstream-keepalive-time': [
+      ['0', '0'],
+      ['24d', '24d'],
+      ['2147483647ms', '2147483647ms'],
+    ],
     'proxy-body-size': [['8589934591g', '8589934591g']],
     'ssl-ciphers': [
-      ['HIGH:!aNULL:!MD5', 'HIGH:!aNULL:!MD5'], ['ECDHE+AESGCM:!RC4:!3DES:!EXPORT', 'ECDHE+AESGCM:!RC4:!3DES:!EXPORT'],
-      ['DEFAULT:@SECLEVEL=0', 'DEFAULT:@SECLEVEL=0'], ['HIGH, MEDIUM', 'HIGH, MEDIUM'], ['AES128-SHA:@STRENGTH', 'AES128-SHA:@STRENGTH'],
+      ['HIGH:!aNULL:!MD5', 'HIGH:!aNULL:!MD5'],
+      ['ECDHE+AESGCM:!RC4:!3DES:!EXPORT', 'ECDHE+AESGCM:!RC4:!3DES:!EXPORT'],
+      ['DEFAULT:@SECLEVEL=0', 'DEFAULT:@SECLEVEL=0'],
+      ['HIGH, MEDIUM', 'HIGH, MEDIUM'],
+      ['AES128-SHA:@STRENGTH', 'AES128-SHA:@STRENGTH'],
     ],
     'log-format-upstream': [
-      ['$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol',
-        '$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol'],
+      [
+        '$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol',
+        '$http_x_foo $sent_http_content_type ${request_time} $Remote_Addr $namespace $upstream_http_x $ssl_protocol',
+      ],
     ],
   };
   const fields: Record<string, keyof typeof DEFAULT_SETTINGS> = {
-    'client-header-timeout': 'clientHeaderTimeout', 'keep-alive': 'keepAlive', 'worker-processes': 'workerProcesses',
-    'max-worker-connections': 'maxWorkerConnections', 'upstream-keepalive-connections': 'upstreamKeepaliveConnections',
-    'upstream-keepalive-time': 'upstreamKeepaliveTime', 'proxy-body-size': 'proxyBodySize', 'ssl-ciphers': 'sslCiphers',
+    'client-header-timeout': 'clientHeaderTimeout',
+    'keep-alive': 'keepAlive',
+    'worker-processes': 'workerProcesses',
+    'max-worker-connections': 'maxWorkerConnections',
+    'upstream-keepalive-connections': 'upstreamKeepaliveConnections',
+    'upstream-keepalive-time': 'upstreamKeepaliveTime',
+    'proxy-body-size': 'proxyBodySize',
+    'ssl-ciphers': 'sslCiphers',
     'log-format-upstream': 'logFormatUpstream',
   };
   for (const [key, cases] of Object.entries(accepted)) {

@@ -20,13 +20,27 @@ test('the cipher names are those of the local openssl, without the TLS 1.3 suite
 });
 
 test('the aliases that select ciphers do so with the local openssl, the others select none', () => {
-  assert.deepEqual(OPENSSL_SELECTING_ALIASES.filter((alias) => !opensslSelects(alias)), []);
-  assert.deepEqual(OPENSSL_EMPTY_ALIASES.filter((alias) => opensslSelects(alias)), []);
+  assert.deepEqual(
+    OPENSSL_SELECTING_ALIASES.filter((alias) => !opensslSelects(alias)),
+    [],
+  );
+  assert.deepEqual(
+    OPENSSL_EMPTY_ALIASES.filter((alias) => opensslSelects(alias)),
+    [],
+  );
 });
 
 test('lists of known words selecting a cipher are accepted', () => {
-  for (const list of ['HIGH:!aNULL:!MD5', 'ECDHE+AESGCM:ECDHE+CHACHA20:!RC4', 'DEFAULT:@SECLEVEL=0', 'HIGH, MEDIUM', 'HIGH MEDIUM',
-    'HIGH::MEDIUM', 'AES128-SHA:AES256-SHA:-AES128-SHA:+AES256-SHA:@STRENGTH', '!EXPORT:ECDHE-RSA-AES128-GCM-SHA256']) {
+  for (const list of [
+    'HIGH:!aNULL:!MD5',
+    'ECDHE+AESGCM:ECDHE+CHACHA20:!RC4',
+    'DEFAULT:@SECLEVEL=0',
+    'HIGH, MEDIUM',
+    'HIGH MEDIUM',
+    'HIGH::MEDIUM',
+    'AES128-SHA:AES256-SHA:-AES128-SHA:+AES256-SHA:@STRENGTH',
+    '!EXPORT:ECDHE-RSA-AES128-GCM-SHA256',
+  ]) {
     assert.deepEqual(parseSslCiphers(list), { ok: true, value: list }, list);
     assert.ok(opensslSelects(list), `openssl agrees on ${list}`);
   }

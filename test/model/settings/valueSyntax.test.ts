@@ -24,7 +24,8 @@ test('nginx sizes up to 2^63 - 1 bytes, what ngx_parse_offset takes (measured wi
   for (const text of ['999999999999999', '999999999999999k', '8796093022207m', '8589934591g', '8589934591G']) {
     assert.deepEqual(parseNginxSize(text), { ok: true, value: text });
   }
-  for (const text of ['8796093022208m', '8589934592g', '9999999999g', '999999999999999m']) assert.equal(parseNginxSize(text).ok, false, text);
+  for (const text of ['8796093022208m', '8589934592g', '9999999999g', '999999999999999m'])
+    assert.equal(parseNginxSize(text).ok, false, text);
 });
 
 test('nginx times', () => {
@@ -46,7 +47,15 @@ test('nginx times: up to 2^31 - 1 ms, and no M or y (nginx refuses them in milli
 });
 
 test('nginx times in milliseconds', () => {
-  const cases: [string, number][] = [['240', 240_000], ['240s', 240_000], ['500ms', 500], ['2m', 120_000], ['1h', 3_600_000], ['1d', 86_400_000], ['1w', 604_800_000]];
+  const cases: [string, number][] = [
+    ['240', 240_000],
+    ['240s', 240_000],
+    ['500ms', 500],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+    ['1d', 86_400_000],
+    ['1w', 604_800_000],
+  ];
   for (const [text, ms] of cases) assert.equal(nginxTimeMs(text), ms, text);
   for (const text of ['1M', '1y', '25d']) assert.equal(nginxTimeMs(text), undefined, text);
 });

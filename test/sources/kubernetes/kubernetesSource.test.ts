@@ -7,14 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CoreV1Api,
-  DiscoveryV1Api,
-  KubeConfig,
-  NetworkingV1Api,
-  RbacAuthorizationV1Api,
-  type V1Ingress,
-} from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, KubeConfig, NetworkingV1Api, RbacAuthorizationV1Api, type V1Ingress } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from '../../support/controlPlane.js';
 import { eventually } from '../../support/eventually.js';
 import { synced, watchCluster, type WatchedCluster } from '../../support/watchCluster.js';
@@ -74,9 +67,7 @@ describe('every kind: create, update and delete reach the store', () => {
   test('ConfigMap', async () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'portico-config' }, data: { a: '1' } } });
     await eventually(() => assert.equal(cluster.store.configMap(`${namespace}/portico-config`)?.data?.['a'], '1'));
-    await core.patchNamespacedConfigMap(
-      { namespace, name: 'portico-config', body: [{ op: 'replace', path: '/data/a', value: '2' }] },
-    );
+    await core.patchNamespacedConfigMap({ namespace, name: 'portico-config', body: [{ op: 'replace', path: '/data/a', value: '2' }] });
     await eventually(() => assert.equal(cluster.store.configMap(`${namespace}/portico-config`)?.data?.['a'], '2'));
     await core.deleteNamespacedConfigMap({ namespace, name: 'portico-config' });
     await eventually(() => assert.equal(cluster.store.configMap(`${namespace}/portico-config`), undefined));
@@ -89,7 +80,11 @@ describe('every kind: create, update and delete reach the store', () => {
       body: { metadata: { name: 'sh.helm.release.v1.app.v1' }, type: 'helm.sh/release.v1', stringData: { release: 'x' } },
     });
     await eventually(() => assert.ok(cluster.store.secret(`${namespace}/tls`)));
-    await core.replaceNamespacedSecret({ namespace, name: 'tls', body: { metadata: { name: 'tls' }, type: 'Opaque', stringData: { k: 'v2' } } });
+    await core.replaceNamespacedSecret({
+      namespace,
+      name: 'tls',
+      body: { metadata: { name: 'tls' }, type: 'Opaque', stringData: { k: 'v2' } },
+    });
     await eventually(() =>
       assert.equal(Buffer.from(cluster.store.secret(`${namespace}/tls`)?.data?.['k'] ?? '', 'base64').toString(), 'v2'),
     );
@@ -256,7 +251,11 @@ describe('permissions', () => {
         subjects: [{ kind: 'ServiceAccount', name, namespace }],
       },
     });
-    const token = await core.createNamespacedServiceAccountToken({ namespace, name, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const token = await core.createNamespacedServiceAccountToken({
+      namespace,
+      name,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     const limited = new KubeConfig();
     limited.loadFromOptions({
       clusters: admin.clusters,

@@ -59,7 +59,13 @@ function write(name: string, text: string): void {
 }
 
 async function start(options: Partial<ManifestSourceOptions> = {}): Promise<ManifestSource> {
-  source = new ManifestSource({ dir, sinks: { Service: services, ConfigMap: configMaps }, logger: silentLogger(), debounceMs: 20, ...options });
+  source = new ManifestSource({
+    dir,
+    sinks: { Service: services, ConfigMap: configMaps },
+    logger: silentLogger(),
+    debounceMs: 20,
+    ...options,
+  });
   await source.start();
   return source;
 }
@@ -105,7 +111,10 @@ test('an edited file is re-read and the sinks get the new complete set', async (
   write('b.yaml', configMap('settings', 'new'));
   await waitFor(() => {
     assert.deepEqual(services.keys(), ['default/api', 'default/web']);
-    assert.deepEqual(configMaps.replaced.at(-1)?.map((object) => object.data), [{ value: 'new' }]);
+    assert.deepEqual(
+      configMaps.replaced.at(-1)?.map((object) => object.data),
+      [{ value: 'new' }],
+    );
   });
 });
 
@@ -165,7 +174,10 @@ test('of two objects with the same kind, namespace and name, the first file in s
   write('a.yaml', configMap('settings', 'from-a'));
   const loaded = await start();
 
-  assert.deepEqual(configMaps.replaced.at(-1)?.map((object) => object.data), [{ value: 'from-a' }]);
+  assert.deepEqual(
+    configMaps.replaced.at(-1)?.map((object) => object.data),
+    [{ value: 'from-a' }],
+  );
   assert.equal(loaded.errors().length, 1);
   const message = loaded.errors()[0]?.message ?? '';
   assert.ok(message.startsWith(join(dir, 'b.yaml')), message);

@@ -79,7 +79,9 @@ test('a bad item of a List is reported with its item number and line; the others
 });
 
 test('a YAML syntax error names the file, document and line; other documents still load', () => {
-  const text = [service('before'), '---', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: [broken', '---', service('after')].join('\n');
+  const text = [service('before'), '---', 'apiVersion: v1', 'kind: Service', 'metadata:', '  name: [broken', '---', service('after')].join(
+    '\n',
+  );
   const parsed = parseManifests(text, file);
   assert.deepEqual(keys(parsed), ['Service default/before', 'Service default/after']);
   assert.equal(parsed.errors.length, 1);

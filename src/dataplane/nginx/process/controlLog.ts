@@ -57,7 +57,11 @@ export class ControlLogFollower {
    * deadline passes, or `interrupted()` turns true (a lost process); returns
    * the lines read either way.
    */
-  async readUntil(isLast: (line: string) => boolean, deadline: number, interrupted: () => boolean): Promise<{ lines: string[]; end: ReadEnd }> {
+  async readUntil(
+    isLast: (line: string) => boolean,
+    deadline: number,
+    interrupted: () => boolean,
+  ): Promise<{ lines: string[]; end: ReadEnd }> {
     const lines: string[] = [];
     for (;;) {
       this.unreturned.push(...(await this.readLines()));

@@ -9,7 +9,12 @@ import { nginxArguments } from './nginxArguments.js';
 import { clearSocketDir, type PrefixLayout } from './prefixLayout.js';
 
 /** Runs `layout.configFile`; rejects with nginx's errors if it does not come up within `timeoutMs`. */
-export async function launchMaster(binary: string, layout: PrefixLayout, controlLog: ControlLog, timeoutMs: number): Promise<MasterProcess> {
+export async function launchMaster(
+  binary: string,
+  layout: PrefixLayout,
+  controlLog: ControlLog,
+  timeoutMs: number,
+): Promise<MasterProcess> {
   await controlLog.clear();
   await clearSocketDir(layout);
   const follower = await controlLog.follow();

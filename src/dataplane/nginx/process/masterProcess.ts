@@ -48,7 +48,10 @@ export class MasterProcess {
     // stdout and stderr are Portico's: where the renderer sends nginx's logs
     // to /dev/stdout or stderr, they reach the container log without passing
     // through (and waiting on) Portico's event loop.
-    const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', binary, ...args], { detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', binary, ...args], {
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const exited = once(child, 'exit').then((args): ProcessExit => {
       const [code, signal] = args as [ProcessExit['code'], ProcessExit['signal']];
       return { code, signal };

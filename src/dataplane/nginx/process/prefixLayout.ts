@@ -56,7 +56,8 @@ const UNSAFE_PATH_CHARACTERS = /[\x00-\x1f\x7f"\\$*?[]/;
 
 export function prefixLayout(prefix: string): PrefixLayout {
   const root = resolve(prefix);
-  if (UNSAFE_PATH_CHARACTERS.test(root)) throw new Error(`unsupported nginx prefix ${JSON.stringify(prefix)}: no quotes, backslashes, $, glob or control characters`);
+  if (UNSAFE_PATH_CHARACTERS.test(root))
+    throw new Error(`unsupported nginx prefix ${JSON.stringify(prefix)}: no quotes, backslashes, $, glob or control characters`);
   const conf = join(root, 'conf');
   const logs = join(root, 'logs');
   const tempDir = join(root, 'tmp');
@@ -138,8 +139,10 @@ async function requireTraversableParents(prefix: string): Promise<void> {
   for (let dir = dirname(prefix); ; dir = dirname(dir)) {
     const mode = (await stat(dir)).mode;
     if ((mode & 0o001) === 0) {
-      throw new Error(`nginx's unprivileged workers cannot reach ${prefix}: ${dir} has mode ${(mode & 0o777).toString(8)}, ` +
-        'without search permission for others (chmod o+x it, or choose another --nginx-prefix)');
+      throw new Error(
+        `nginx's unprivileged workers cannot reach ${prefix}: ${dir} has mode ${(mode & 0o777).toString(8)}, ` +
+          'without search permission for others (chmod o+x it, or choose another --nginx-prefix)',
+      );
     }
     if (dir === dirname(dir)) return;
   }

@@ -17,7 +17,10 @@ export function refusedLine(error: string, configFile: string): number | undefin
 
 /** nginx refused a configuration; `line` is the line of its text it named, when it named one. */
 export class ConfigRefusedError extends Error {
-  constructor(message: string, readonly line: number | undefined) {
+  constructor(
+    message: string,
+    readonly line: number | undefined,
+  ) {
     super(message);
     this.name = 'ConfigRefusedError';
   }

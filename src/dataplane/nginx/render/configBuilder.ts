@@ -62,7 +62,13 @@ export class ConfigBuilder {
   block(name: string, args: readonly Argument[], body: (inner: ConfigBuilder) => void): this {
     const inner = new ConfigBuilder(this.#origin);
     body(inner);
-    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: args.map(checkedArg), children: inner.nodes, origin: this.#origin });
+    this.#nodes.push({
+      kind: 'directive',
+      name: checkedName(name),
+      args: args.map(checkedArg),
+      children: inner.nodes,
+      origin: this.#origin,
+    });
     return this;
   }
 

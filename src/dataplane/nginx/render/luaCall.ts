@@ -40,7 +40,8 @@ export type LuaOption = number | boolean | readonly number[];
 function luaValue(field: string, value: LuaOption): string {
   if (typeof value === 'boolean') return String(value);
   const integers = typeof value === 'number' ? [value] : value;
-  if (!FIELD.test(field) || !integers.every((integer) => Number.isSafeInteger(integer))) throw new Error(`invalid Lua option: ${field}=${String(value)}`);
+  if (!FIELD.test(field) || !integers.every((integer) => Number.isSafeInteger(integer)))
+    throw new Error(`invalid Lua option: ${field}=${String(value)}`);
   return typeof value === 'number' ? String(value) : `{ ${value.join(', ')} }`;
 }
 

@@ -61,22 +61,47 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
   });
 
   // Upgrade for websockets; otherwise an empty Connection keeps upstream connections alive.
-  defineMap(http, raw.variable('$http_upgrade'), HttpVariable.connectionUpgrade, raw.keyword('upgrade'),
-    settings.upstreamKeepaliveConnections > 0 ? text('') : raw.keyword('close'));
+  defineMap(
+    http,
+    raw.variable('$http_upgrade'),
+    HttpVariable.connectionUpgrade,
+    raw.keyword('upgrade'),
+    settings.upstreamKeepaliveConnections > 0 ? text('') : raw.keyword('close'),
+  );
 
-  defineMap(http, raw.variable('$http_x_request_id'), HttpVariable.requestId, raw.variable('$http_x_request_id'),
-    settings.generateRequestId ? raw.variable('$request_id') : undefined);
+  defineMap(
+    http,
+    raw.variable('$http_x_request_id'),
+    HttpVariable.requestId,
+    raw.variable('$http_x_request_id'),
+    settings.generateRequestId ? raw.variable('$request_id') : undefined,
+  );
 
   // The Host header as the client sent it (with its port); $host for HTTP/1.0 without one.
   defineMap(http, raw.variable('$http_host'), HttpVariable.thisHost, raw.variable('$http_host'), raw.variable('$host'));
 
   if (settings.useForwardedHeaders) {
-    defineMap(http, raw.variable('$http_x_forwarded_proto'), HttpVariable.passAccessScheme,
-      raw.variable('$http_x_forwarded_proto'), raw.variable('$scheme'));
-    defineMap(http, raw.variable('$http_x_forwarded_port'), HttpVariable.passServerPort,
-      raw.variable('$http_x_forwarded_port'), raw.variable('$server_port'));
-    defineMap(http, raw.variable('$http_x_forwarded_host'), HttpVariable.bestHttpHost,
-      raw.variable('$http_x_forwarded_host'), raw.variable(HttpVariable.thisHost));
+    defineMap(
+      http,
+      raw.variable('$http_x_forwarded_proto'),
+      HttpVariable.passAccessScheme,
+      raw.variable('$http_x_forwarded_proto'),
+      raw.variable('$scheme'),
+    );
+    defineMap(
+      http,
+      raw.variable('$http_x_forwarded_port'),
+      HttpVariable.passServerPort,
+      raw.variable('$http_x_forwarded_port'),
+      raw.variable('$server_port'),
+    );
+    defineMap(
+      http,
+      raw.variable('$http_x_forwarded_host'),
+      HttpVariable.bestHttpHost,
+      raw.variable('$http_x_forwarded_host'),
+      raw.variable(HttpVariable.thisHost),
+    );
   } else {
     defineMap(http, literal(''), HttpVariable.passAccessScheme, raw.variable('$scheme'), undefined);
     defineMap(http, literal(''), HttpVariable.passServerPort, raw.variable('$server_port'), undefined);
@@ -99,13 +124,7 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
 }
 
 /** `map <source> <variable> { default <otherwise>; "" <whenEmpty>; }` */
-function defineMap(
-  http: ConfigBuilder,
-  source: Argument,
-  variable: string,
-  otherwise: Argument,
-  whenEmpty: Argument | undefined,
-): void {
+function defineMap(http: ConfigBuilder, source: Argument, variable: string, otherwise: Argument, whenEmpty: Argument | undefined): void {
   http.block('map', [source, raw.variable(variable)], (map) => {
     map.entry(raw.keyword('default'), otherwise);
     if (whenEmpty !== undefined) map.entry(literal(''), whenEmpty);

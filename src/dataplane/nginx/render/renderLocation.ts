@@ -8,12 +8,16 @@ import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
 import { locationLogFields } from '../../locationLogFields.js';
-import {
-  captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument,
-} from './arguments.js';
+import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { escapeRegex, matchLimited } from './regex.js';
-import { BALANCER_UPSTREAM, needsBalancerFeedback, PENDING_ROUTE_LOCATION, renderBalancerHooks, renderPendingRouteHook } from './renderLua.js';
+import {
+  BALANCER_UPSTREAM,
+  needsBalancerFeedback,
+  PENDING_ROUTE_LOCATION,
+  renderBalancerHooks,
+  renderPendingRouteHook,
+} from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
@@ -36,9 +40,7 @@ export function renderLocations(server: ConfigBuilder, model: Server, scope: Ren
  * without one nginx would serve files from its own prefix, so refuse.
  */
 function requireRootLocation(server: Server): void {
-  const coversEveryPath = server.locations.some(
-    (location) => location.path === '/' && location.match !== 'exact',
-  );
+  const coversEveryPath = server.locations.some((location) => location.path === '/' && location.match !== 'exact');
   if (!coversEveryPath) throw new Error(`server ${describeValue(server.hostname)} has no location for every path ("/")`);
 }
 
@@ -158,7 +160,10 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
   renderPendingRouteHook(server);
   server.block('location', [raw.keyword(PENDING_ROUTE_LOCATION)], (body) => {
     const plain: Location = {
-      path: '/', match: 'prefix', backend: undefined, ingress: undefined,
+      path: '/',
+      match: 'prefix',
+      backend: undefined,
+      ingress: undefined,
       annotations: defaultLocationAnnotations(scope.configuration.settings),
     };
     // A pending host's backend may be ewma's: its log hook returns at once for the others.
@@ -171,7 +176,11 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
  * `balancerFeedback`: whether ewma's log hook is needed; by default, whether the backend or its canary is ewma's.
  */
 function renderProxy(
-  body: ConfigBuilder, location: Location, backend: Backend | undefined, scope: RenderScope, balancerFeedback?: boolean,
+  body: ConfigBuilder,
+  location: Location,
+  backend: Backend | undefined,
+  scope: RenderScope,
+  balancerFeedback?: boolean,
 ): void {
   const { annotations } = location;
   const { settings } = scope.configuration;

@@ -87,7 +87,8 @@ export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSett
 export function needsBalancerFeedback(backends: ReadonlyArray<Backend | undefined>): boolean {
   // Affinity, then hashBy, choose before the algorithm does (Balancing's order): ewma then never runs.
   return backends.some(
-    (backend) => backend?.balancing.algorithm === 'ewma' && backend.balancing.affinity === undefined && backend.balancing.hashBy === undefined,
+    (backend) =>
+      backend?.balancing.algorithm === 'ewma' && backend.balancing.affinity === undefined && backend.balancing.hashBy === undefined,
   );
 }
 

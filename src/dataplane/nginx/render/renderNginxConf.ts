@@ -22,7 +22,10 @@ export function renderNginxConf(configuration: Configuration, context: RenderCon
 }
 
 /** nginx.conf with the origin of each line: what the data plane loads, so a refused line names its object. */
-export function renderTracedNginxConf(configuration: Configuration, context: RenderContext): { config: TracedConfig; origins: OriginTable } {
+export function renderTracedNginxConf(
+  configuration: Configuration,
+  context: RenderContext,
+): { config: TracedConfig; origins: OriginTable } {
   const scope = createRenderScope(configuration, context);
   return { config: serializeTracedConfig(buildNodes(scope)), origins: scope.origins };
 }

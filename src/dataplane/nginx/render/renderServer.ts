@@ -37,7 +37,12 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
     renderCertificateHook(block);
     if (server.tls && configuration.settings.hsts) {
-      block.directive('add_header', raw.headerName('Strict-Transport-Security'), raw.variable(HttpVariable.hstsHeader), raw.keyword('always'));
+      block.directive(
+        'add_header',
+        raw.headerName('Strict-Transport-Security'),
+        raw.variable(HttpVariable.hstsHeader),
+        raw.keyword('always'),
+      );
     }
     setLogVariableDefaults(block);
     if (isDefault) renderPendingRoutes(block, scope);

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  Argument, captureTemplate, filePath, ifEquals, literal, luaPackagePath, MAX_TOKEN_BYTES, raw, template, text, type Keyword,
+  Argument,
+  captureTemplate,
+  filePath,
+  ifEquals,
+  literal,
+  luaPackagePath,
+  MAX_TOKEN_BYTES,
+  raw,
+  template,
+  text,
+  type Keyword,
 } from '../../../../src/dataplane/nginx/render/arguments.js';
 import { tokenizeNginxConf } from './nginxConfTokenizer.js';
 
@@ -101,12 +111,12 @@ describe('filePath', () => {
 });
 
 describe('luaPackagePath', () => {
-  test('the modules under an absolute directory, then ngx_lua\'s default path', () => {
+  test("the modules under an absolute directory, then ngx_lua's default path", () => {
     assert.equal(luaPackagePath('/opt/portico/lua').token, '"/opt/portico/lua/?.lua;;"');
     assert.equal(luaPackagePath('/opt/portico dir/lua/').word, '/opt/portico dir/lua/?.lua;;');
   });
 
-  test('refuses what filePath refuses, relative directories and Lua\'s separator', () => {
+  test("refuses what filePath refuses, relative directories and Lua's separator", () => {
     for (const value of ['', '/a/$prefix', '/a/*', '/a/?', '/a\nb', 'lua', './lua', '/a;/b']) {
       assert.throws(() => luaPackagePath(value), /unsupported (file path|Lua module directory)/, JSON.stringify(value));
     }
@@ -149,7 +159,17 @@ describe('raw', () => {
     for (const value of ['10.0.0.0/8', '192.168.1.10', 'fd00::/8', '2001:db8::1', '0.0.0.0/0', '::/0']) {
       assert.equal(raw.cidr(value).token, value);
     }
-    for (const value of ['10.0.0.0/33', '10.0.0.0/', '10.0.0.0/8/8', 'fd00::/129', 'all', 'example.com', '10.0.0.1; allow all', '10.0.0.1 ', '']) {
+    for (const value of [
+      '10.0.0.0/33',
+      '10.0.0.0/',
+      '10.0.0.0/8/8',
+      'fd00::/129',
+      'all',
+      'example.com',
+      '10.0.0.1; allow all',
+      '10.0.0.1 ',
+      '',
+    ]) {
       assert.throws(() => raw.cidr(value), /invalid CIDR/, value);
     }
     assert.equal(raw.listen(undefined, 80).token, '80');
@@ -176,7 +196,10 @@ describe('raw', () => {
   });
 
   test('if conditions', () => {
-    assert.deepEqual(ifEquals('$pass_access_scheme', 'http').map((argument) => argument.token), ['($pass_access_scheme', '=', 'http)']);
+    assert.deepEqual(
+      ifEquals('$pass_access_scheme', 'http').map((argument) => argument.token),
+      ['($pass_access_scheme', '=', 'http)'],
+    );
     assert.throws(() => ifEquals('$x) { return 200; } if ($y', 'http'), /invalid variable name/);
   });
 });

@@ -93,7 +93,10 @@ for (const [bound, { configMap, annotations }] of Object.entries(BOUNDS)) {
       const conf = renderNginxConf(
         configuration({
           settings,
-          servers: [server('_', []), server('bounds.example', [location('/', 'prefix', 'app/web:80', { annotations: ingress.value.location })])],
+          servers: [
+            server('_', []),
+            server('bounds.example', [location('/', 'prefix', 'app/web:80', { annotations: ingress.value.location })]),
+          ],
           backends: [backend('app/web:80', [{ address: '127.0.0.1', port: 1 }])],
         }),
         context,
@@ -110,5 +113,8 @@ for (const [bound, { configMap, annotations }] of Object.entries(BOUNDS)) {
 test('nginx -t refuses a variable outside the list (the check above can fail)', { skip: missingNginx }, async () => {
   const context = testContext();
   const settings = { ...parseGlobalSettings({}, { cpus: CPUS }).settings, logFormatUpstream: '$remote_addr $no_such_variable' };
-  await assert.rejects(nginxSyntaxCheck(renderNginxConf(configuration({ settings, servers: [server('_', [])] }), context), context), /unknown "no_such_variable" variable/);
+  await assert.rejects(
+    nginxSyntaxCheck(renderNginxConf(configuration({ settings, servers: [server('_', [])] }), context), context),
+    /unknown "no_such_variable" variable/,
+  );
 });

@@ -20,25 +20,28 @@ test('serializes directives, blocks and map entries with indentation, one per li
       });
     });
   });
-  assert.equal(serializeConfig(root.nodes), [
-    'worker_processes auto;',
-    '',
-    'http {',
-    '    map $http_upgrade $connection_upgrade {',
-    '        default upgrade;',
-    '        "" close;',
-    '    }',
-    '',
-    '    server {',
-    '        server_name "example.com";',
-    '',
-    '        location = "/a" {',
-    '            return 204;',
-    '        }',
-    '    }',
-    '}',
-    '',
-  ].join('\n'));
+  assert.equal(
+    serializeConfig(root.nodes),
+    [
+      'worker_processes auto;',
+      '',
+      'http {',
+      '    map $http_upgrade $connection_upgrade {',
+      '        default upgrade;',
+      '        "" close;',
+      '    }',
+      '',
+      '    server {',
+      '        server_name "example.com";',
+      '',
+      '        location = "/a" {',
+      '            return 204;',
+      '        }',
+      '    }',
+      '}',
+      '',
+    ].join('\n'),
+  );
 });
 
 test('directive names are fixed identifiers', () => {
@@ -64,39 +67,47 @@ test('a hostile value stays one argument of its directive', () => {
     server.directive('set', raw.variable('$a'), text(hostile));
     server.block('location', [literal(hostile)], () => {});
   });
-  assert.deepEqual(parseNginxConf(serializeConfig(root.nodes)), [{
-    name: 'server',
-    args: [],
-    children: [
-      { name: 'set', args: ['$a', hostile.replaceAll('$', '${dollar}')] },
-      { name: 'location', args: [hostile], children: [] },
-    ],
-  }]);
+  assert.deepEqual(parseNginxConf(serializeConfig(root.nodes)), [
+    {
+      name: 'server',
+      args: [],
+      children: [
+        { name: 'set', args: ['$a', hostile.replaceAll('$', '${dollar}')] },
+        { name: 'location', args: [hostile], children: [] },
+      ],
+    },
+  ]);
 });
 
-test('a Lua block holds Portico\'s calls, one statement per line', () => {
+test("a Lua block holds Portico's calls, one statement per line", () => {
   const root = new ConfigBuilder();
   root.block('http', [], (http) => {
     http.luaBlock('init_by_lua_block', luaBind('portico.balancer'), luaCall('portico.balancer', 'init', { status_port: 10246 }));
     http.block('location', [literal('/')], (location) => location.luaBlock('rewrite_by_lua_block', luaCall('portico.balancer', 'rewrite')));
   });
   const text = serializeConfig(root.nodes);
-  assert.equal(text, [
-    'http {',
-    '    init_by_lua_block {',
-    '        portico_balancer = require("portico.balancer")',
-    '        portico_balancer.init({ status_port = 10246 })',
-    '    }',
-    '',
-    '    location "/" {',
-    '        rewrite_by_lua_block {',
-    '            portico_balancer.rewrite()',
-    '        }',
-    '    }',
-    '}',
-    '',
-  ].join('\n'));
-  assert.deepEqual(parseNginxConf(text)[0]?.children?.[0]?.lua, ['portico_balancer = require("portico.balancer")', 'portico_balancer.init({ status_port = 10246 })']);
+  assert.equal(
+    text,
+    [
+      'http {',
+      '    init_by_lua_block {',
+      '        portico_balancer = require("portico.balancer")',
+      '        portico_balancer.init({ status_port = 10246 })',
+      '    }',
+      '',
+      '    location "/" {',
+      '        rewrite_by_lua_block {',
+      '            portico_balancer.rewrite()',
+      '        }',
+      '    }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual(parseNginxConf(text)[0]?.children?.[0]?.lua, [
+    'portico_balancer = require("portico.balancer")',
+    'portico_balancer.init({ status_port = 10246 })',
+  ]);
 });
 
 test('Lua blocks take only LuaCalls of identifiers and integers', () => {
@@ -129,23 +140,26 @@ test('every line carries the origin of the node that wrote it, blocks with all t
   });
   const traced = serializeTracedConfig(root.nodes);
   const lines = traced.text.split('\n').slice(0, -1);
-  assert.deepEqual(lines.map((line, index) => `${traced.lineOrigins[index]} ${line.trim()}`), [
-    '0 worker_processes auto;',
-    '0 ',
-    '0 http {',
-    '1 keepalive_timeout 75;',
-    '0 ',
-    '0 server {',
-    '7 location "/a/" {',
-    '7 add_header X-A "b";',
-    '7 }',
-    '0 ',
-    '0 location "/" {',
-    '0 return 404;',
-    '0 }',
-    '0 }',
-    '0 }',
-  ]);
+  assert.deepEqual(
+    lines.map((line, index) => `${traced.lineOrigins[index]} ${line.trim()}`),
+    [
+      '0 worker_processes auto;',
+      '0 ',
+      '0 http {',
+      '1 keepalive_timeout 75;',
+      '0 ',
+      '0 server {',
+      '7 location "/a/" {',
+      '7 add_header X-A "b";',
+      '7 }',
+      '0 ',
+      '0 location "/" {',
+      '0 return 404;',
+      '0 }',
+      '0 }',
+      '0 }',
+    ],
+  );
   assert.equal(serializeConfig(root.nodes), traced.text);
 });
 

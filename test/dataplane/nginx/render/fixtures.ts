@@ -2,9 +2,21 @@
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../../../../src/model/settings/globalSettings.js';
 import type {
-  Backend, Certificate, Configuration, Endpoint, IngressRef, Location, LocationAnnotations, PathMatch, Server,
+  Backend,
+  Certificate,
+  Configuration,
+  Endpoint,
+  IngressRef,
+  Location,
+  LocationAnnotations,
+  PathMatch,
+  Server,
 } from '../../../../src/model/types.js';
-import { createRenderContext, type RenderContext, type RenderContextOptions } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import {
+  createRenderContext,
+  type RenderContext,
+  type RenderContextOptions,
+} from '../../../../src/dataplane/nginx/render/renderContext.js';
 
 /** The repository's lua/ folder: what `nginx -t` loads in init_by_lua. */
 export const LUA_DIR = fileURLToPath(new URL('../../../../lua/', import.meta.url));
@@ -87,7 +99,9 @@ export function certificate(id: string, hosts: string[]): Certificate {
   };
 }
 
-export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & { settings?: Partial<GlobalSettings> } = {}): Configuration {
+export function configuration(
+  parts: Partial<Omit<Configuration, 'settings'>> & { settings?: Partial<GlobalSettings> } = {},
+): Configuration {
   return {
     servers: parts.servers ?? [],
     backends: parts.backends ?? [],
@@ -102,11 +116,7 @@ export function configuration(parts: Partial<Omit<Configuration, 'settings'>> & 
 export const BALANCER_HOOKS = [];
 
 /** ... and where the backend or its canary uses ewma, its response times in the log phase. */
-export const EWMA_BALANCER_HOOKS = [
-  ['log_by_lua_block', 'portico_balancer.log()'],
-];
+export const EWMA_BALANCER_HOOKS = [['log_by_lua_block', 'portico_balancer.log()']];
 
 /** With a TLS or gRPC upstream, which the no-endpoints server does not speak, Lua answers 503 in the rewrite phase. */
-export const REWRITE_BALANCER_HOOKS = [
-  ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
-];
+export const REWRITE_BALANCER_HOOKS = [['rewrite_by_lua_block', 'portico_balancer.rewrite()']];

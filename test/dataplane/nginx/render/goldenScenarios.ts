@@ -18,7 +18,10 @@ function goldenContext(options: Partial<RenderContextOptions> = {}): RenderConte
   return testContext({ luaDir: GOLDEN_LUA_DIR, ...options });
 }
 
-const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }]);
+const web = backend('default-web-80', [
+  { address: '10.0.0.1', port: 8080 },
+  { address: '10.0.0.2', port: 8080 },
+]);
 const apiRoundRobin = backend('default-api-http', [{ address: 'fd00::12', port: 9000 }], { name: 'api', port: 'http' });
 /** ewma: its locations carry the log hook, web's do not. */
 const api = { ...apiRoundRobin, balancing: { ...apiRoundRobin.balancing, algorithm: 'ewma' as const } };
@@ -51,9 +54,7 @@ const regexWithRewrite: GoldenScenario = {
   configuration: configuration({
     servers: [
       server('_', []),
-      server('prefix-rewrite.example.com', [
-        location('/old', 'prefix', web.name, { annotations: { rewrite: { target: '/new' } } }),
-      ]),
+      server('prefix-rewrite.example.com', [location('/old', 'prefix', web.name, { annotations: { rewrite: { target: '/new' } } })]),
       server('rewrite.example.com', [
         location('/something(/|$)(.*)', 'regex', web.name, { annotations: captureRewrite }),
         location('/items/[0-9]+', 'regex', api.name, { ingress: ingressRef('shop', 'items') }),
@@ -67,14 +68,16 @@ const regexWithRewrite: GoldenScenario = {
       forwardedForHeader: 'X-Original-Forwarded-For',
       generateRequestId: false,
       logFormatEscapeJson: true,
-      logFormatUpstream: '{"time": "$time_iso8601", "upstream": "$proxy_upstream_name", "ingress": "$namespace/$ingress_name", "path": "$location_path"}',
+      logFormatUpstream:
+        '{"time": "$time_iso8601", "upstream": "$proxy_upstream_name", "ingress": "$namespace/$ingress_name", "path": "$location_path"}',
     },
   }),
 };
 
 const grpc = backend('grpc-greeter-50051', [{ address: '10.0.1.5', port: 50051 }], { namespace: 'grpc', name: 'greeter', port: 50051 });
 const defaultBackend = backend('ingress-nginx-default-backend-80', [{ address: '10.0.9.9', port: 8080 }], {
-  namespace: 'ingress-nginx', name: 'default-backend',
+  namespace: 'ingress-nginx',
+  name: 'default-backend',
 });
 
 /**
@@ -92,14 +95,21 @@ const tlsWildcardDefaultBackend: GoldenScenario = {
       server('plain.example.com', [
         location('/', 'prefix', web.name, { annotations: { rewrite: { sslRedirect: false, forceSslRedirect: true } } }),
       ]),
-      server('secure.example.com', [
-        location('/.well-known/acme-challenge/token-1', 'exact', web.name),
-        location('/helloworld.Greeter', 'prefix', grpc.name, { annotations: { backendProtocol: 'GRPC' } }),
-        location('/admin', 'prefix', api.name, { annotations: { backendProtocol: 'HTTPS' } }),
-      ], { tls: true, root: defaultBackend.name }),
+      server(
+        'secure.example.com',
+        [
+          location('/.well-known/acme-challenge/token-1', 'exact', web.name),
+          location('/helloworld.Greeter', 'prefix', grpc.name, { annotations: { backendProtocol: 'GRPC' } }),
+          location('/admin', 'prefix', api.name, { annotations: { backendProtocol: 'HTTPS' } }),
+        ],
+        { tls: true, root: defaultBackend.name },
+      ),
     ],
     backends: [api, web, grpc, defaultBackend],
-    certificates: [certificate('default-tls-2', ['*.example.com', 'secure.example.com']), certificate('example-com-wildcard-1', ['*.example.com'])],
+    certificates: [
+      certificate('default-tls-2', ['*.example.com', 'secure.example.com']),
+      certificate('example-com-wildcard-1', ['*.example.com']),
+    ],
     defaultCertificate: 'default-tls-2',
     defaultBackend: defaultBackend.name,
     settings: { hstsPreload: true, httpRedirectCode: 301 },
@@ -114,7 +124,9 @@ const ipAccess: GoldenScenario = {
     servers: [
       server('_', []),
       server('internal.example.com', [
-        location('/', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8', '192.168.1.10', 'fd00::/8'], deny: ['10.6.6.0/24'] } } }),
+        location('/', 'prefix', web.name, {
+          annotations: { ipAccess: { allow: ['10.0.0.0/8', '192.168.1.10', 'fd00::/8'], deny: ['10.6.6.0/24'] } },
+        }),
         location('/public', 'prefix', web.name, { annotations: { ipAccess: { deny: ['203.0.113.0/24', '2001:db8::1'] } } }),
       ]),
     ],

@@ -18,7 +18,14 @@ test('parses directives, blocks, quotes, escapes and comments as nginx does', ()
       name: 'http',
       args: [],
       children: [
-        { name: 'map', args: ['$a', '$b'], children: [{ name: '', args: ['x y'] }, { name: 'default', args: ['q"\\\n\t\\x'] }] },
+        {
+          name: 'map',
+          args: ['$a', '$b'],
+          children: [
+            { name: '', args: ['x y'] },
+            { name: 'default', args: ['q"\\\n\t\\x'] },
+          ],
+        },
         { name: 'set', args: ['$v', '${name}x'] },
         { name: 'location', args: ['=', 'a#b'], children: [{ name: 'return', args: ['200', '}'] }] },
       ],
@@ -64,10 +71,26 @@ test('a *_by_lua_block body is Lua, read up to its matching brace as ngx_lua doe
   assert.deepEqual(http?.children?.[1], {
     name: 'server',
     args: [],
-    children: [{ name: 'location', args: ['/'], children: [{ name: 'rewrite_by_lua_block', args: [], lua: ['f()'] }, { name: 'return', args: ['200'] }] }],
+    children: [
+      {
+        name: 'location',
+        args: ['/'],
+        children: [
+          { name: 'rewrite_by_lua_block', args: [], lua: ['f()'] },
+          { name: 'return', args: ['200'] },
+        ],
+      },
+    ],
   });
-  assert.deepEqual(tokenizeNginxConf('content_by_lua_block {\n  ngx.say("hi")\n}').map((token) => ('value' in token ? [token.type, token.value] : [token.type])),
-    [['word', 'content_by_lua_block'], ['lua', '\n  ngx.say("hi")\n']]);
+  assert.deepEqual(
+    tokenizeNginxConf('content_by_lua_block {\n  ngx.say("hi")\n}').map((token) =>
+      'value' in token ? [token.type, token.value] : [token.type],
+    ),
+    [
+      ['word', 'content_by_lua_block'],
+      ['lua', '\n  ngx.say("hi")\n'],
+    ],
+  );
 });
 
 test('only a directive name ending in _by_lua_block opens a Lua body; a quoted argument does not', () => {

@@ -194,5 +194,8 @@ export function parseNginxConf(source: string): ParsedDirective[] {
 }
 
 function luaLines(body: string): string[] {
-  return body.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return body
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 }

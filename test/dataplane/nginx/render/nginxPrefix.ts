@@ -16,7 +16,9 @@ export const NGINX_BINARY = '/usr/sbin/nginx';
 const LUA_MODULES = ['/usr/share/nginx/modules/ndk_http_module.so', '/usr/share/nginx/modules/ngx_http_lua_module.so'];
 
 /** A reason to skip the tests that run nginx, or undefined when it and its Lua module are installed. */
-export const missingNginx: string | undefined = [NGINX_BINARY, ...LUA_MODULES].find((path) => !existsSync(path))?.concat(' is not installed');
+export const missingNginx: string | undefined = [NGINX_BINARY, ...LUA_MODULES]
+  .find((path) => !existsSync(path))
+  ?.concat(' is not installed');
 
 /** The subject of the static fallback certificate the prefixes hold. */
 export const FAKE_CERTIFICATE_NAME = 'portico-render-test';
@@ -27,8 +29,29 @@ export async function selfSignedCertificate(name: string): Promise<{ certificate
   try {
     const cert = join(dir, 'cert.pem');
     const key = join(dir, 'key.pem');
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${name}`, '-addext', `subjectAltName=DNS:${name}`], { timeout: 30_000 });
+    await run(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${name}`,
+        '-addext',
+        `subjectAltName=DNS:${name}`,
+      ],
+      { timeout: 30_000 },
+    );
     return { certificatePem: await readFile(cert, 'utf8'), keyPem: await readFile(key, 'utf8') };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -63,7 +86,14 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
   await chmod(dir, 0o755);
   const inPrefix = (path: string): string => join(dir, path);
   const { paths } = context;
-  for (const file of [paths.errorLog, paths.accessLog, ...(Object.values(paths.temp) as string[]), paths.fakeCertificate, paths.noEndpointsSocket, paths.configurationSocket]) {
+  for (const file of [
+    paths.errorLog,
+    paths.accessLog,
+    ...(Object.values(paths.temp) as string[]),
+    paths.fakeCertificate,
+    paths.noEndpointsSocket,
+    paths.configurationSocket,
+  ]) {
     await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });

@@ -29,14 +29,29 @@ import { createNginxPrefix, missingNginx, NGINX_BINARY, type NginxPrefix } from 
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
 
-function ingressOf(namespace: string, name: string, host: string, path: string, service: string, annotations: Record<string, string>): Ingress {
+function ingressOf(
+  namespace: string,
+  name: string,
+  host: string,
+  path: string,
+  service: string,
+  annotations: Record<string, string>,
+): Ingress {
   return {
     metadata: {
-      namespace, name, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z',
+      namespace,
+      name,
+      resourceVersion: '1',
+      creationTimestamp: '2026-01-01T00:00:00Z',
       annotations: Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`${PREFIX}/${key}`, value])),
     },
     spec: {
-      rules: [{ host, http: { paths: [{ path, pathType: 'ImplementationSpecific', backend: { service: { name: service, port: { number: 80 } } } }] } }],
+      rules: [
+        {
+          host,
+          http: { paths: [{ path, pathType: 'ImplementationSpecific', backend: { service: { name: service, port: { number: 80 } } } }] },
+        },
+      ],
     },
   };
 }
@@ -69,13 +84,19 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
     tenant = await startEchoServer({ service: 'tenant-web', instance: 'tenant-1', host: '127.0.0.1', port: 0 });
     victim = await startEchoServer({ service: 'victim-secret', instance: 'victim-1', host: '127.0.0.1', port: 0 });
     const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
-    context = testContext({ ports: { http, https, defaultServer, status }, paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock'), configurationSocket: join(socketDir, 'configuration.sock') } });
+    context = testContext({
+      ports: { http, https, defaultServer, status },
+      paths: { noEndpointsSocket: join(socketDir, 'no-endpoints.sock'), configurationSocket: join(socketDir, 'configuration.sock') },
+    });
 
     const objects = [serviceAt('tenant', 'web', tenant.port), serviceAt('victim', 'secret', victim.port)];
     const ingresses = [
       ingressOf('victim', 'secret', 'victim.example', '/', 'secret', {}),
       // The attack of issue 12: the capture named like Portico's variable, set by the rewrite after the location's own `set`.
-      ingressOf('tenant', 'attack', 'tenant.example', '/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)', 'web', { 'use-regex': 'true', 'rewrite-target': '/$2' }),
+      ingressOf('tenant', 'attack', 'tenant.example', '/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)', 'web', {
+        'use-regex': 'true',
+        'rewrite-target': '/$2',
+      }),
       ingressOf('tenant', 'unclosed', 'broken.example', '/(', 'web', { 'use-regex': 'true' }),
       ingressOf('tenant', 'braces', 'rewrite.example', '/something(/|$)(.*)', 'web', { 'rewrite-target': '/${2}' }),
     ];
@@ -86,7 +107,8 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
       lookup: {
         service: (key) => objects.find(({ service }) => `${service.metadata?.namespace}/${service.metadata?.name}` === key)?.service,
         endpointSlicesOfService: (key) =>
-          objects.filter(({ slice }) => `${slice.metadata?.namespace}/${slice.metadata?.labels?.['kubernetes.io/service-name']}` === key)
+          objects
+            .filter(({ slice }) => `${slice.metadata?.namespace}/${slice.metadata?.labels?.['kubernetes.io/service-name']}` === key)
             .map(({ slice }) => slice),
         secret: () => undefined,
       },
@@ -100,7 +122,12 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
     configuration.servers.push(server('nested.example', [nested, location('/', 'regex', 'tenant/web:80')]));
     prefix = await createNginxPrefix(renderNginxConf(configuration, context), context);
     nginx = await spawnGuarded('nginx', NGINX_BINARY, prefix.args, `${prefix.dir}/nginx.out`);
-    const live = new LiveStateClient({ socketPath: context.paths.configurationSocket, logger: silentLogger(), retries: 20, backoff: { initialMs: 50, maxMs: 500 } });
+    const live = new LiveStateClient({
+      socketPath: context.paths.configurationSocket,
+      logger: silentLogger(),
+      retries: 20,
+      backoff: { initialMs: 50, maxMs: 500 },
+    });
     await live.push(liveStateOf(configuration, new Set(configuration.servers.map((server) => server.hostname))));
     assert.equal(await live.initialized(), true);
   });
@@ -125,7 +152,7 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
     assert.equal((await echo('victim.example', '/x')).service, 'victim-secret');
   });
 
-  test('a request naming the victim\'s backend on the tenant\'s host does not reach it', async () => {
+  test("a request naming the victim's backend on the tenant's host does not reach it", async () => {
     const reply = await get('tenant.example', '/victim-secret-80/x');
     assert.equal(reply.status, 404, reply.body.slice(0, 200));
     assert.doesNotMatch(reply.body, /victim-secret/);

@@ -12,7 +12,10 @@ import { luaBlocks, locationOf, named, only, serverNamed } from './parsedTree.js
 const MONITOR = { port: 40123, token: 123456789012345, maxBatchSize: 10000 };
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 80 }]);
-const ewma = { ...backend('default-ewma-80', [{ address: '10.0.0.2', port: 80 }]), balancing: { ...web.balancing, algorithm: 'ewma' as const } };
+const ewma = {
+  ...backend('default-ewma-80', [{ address: '10.0.0.2', port: 80 }]),
+  balancing: { ...web.balancing, algorithm: 'ewma' as const },
+};
 
 const served: Configuration = configuration({
   servers: [server('_', []), server('a.example.com', [location('/api', 'exact', web.name), location('/fast', 'exact', ewma.name)])],
@@ -34,11 +37,9 @@ describe('monitor hook', () => {
     assert.equal(init?.lua?.at(-1), 'portico_monitor.init({ port = 40123, token = 123456789012345, max_batch_size = 10000 })');
   });
 
-  test('every proxied location logs through the monitor, after ewma\'s balancer call, in one log_by_lua_block; a 404 location does not', () => {
+  test("every proxied location logs through the monitor, after ewma's balancer call, in one log_by_lua_block; a 404 location does not", () => {
     const host = serverNamed(parsed(MONITOR), 'a.example.com');
-    assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [
-      ['log_by_lua_block', 'portico_monitor.call()'],
-    ]);
+    assert.deepEqual(luaBlocks([locationOf(host, '=', '/api')]), [['log_by_lua_block', 'portico_monitor.call()']]);
     assert.deepEqual(luaBlocks([locationOf(host, '=', '/fast')]), [
       ['log_by_lua_block', 'portico_balancer.log()', 'portico_monitor.call()'],
     ]);
@@ -51,10 +52,20 @@ describe('monitor hook', () => {
     const binding = (statement: string): string | undefined => /^(portico_[a-z_]+) = require\("portico\.[a-z_.]+"\)$/.exec(statement)?.[1];
     const target = (statement: string): string | undefined => /^(portico_[a-z_]+)\./.exec(statement)?.[1];
     const bound = init.flatMap((statement) => binding(statement) ?? []);
-    assert.deepEqual([...bound].sort(), ['portico_balancer', 'portico_certificate', 'portico_configuration', 'portico_monitor', 'portico_routes']);
+    assert.deepEqual([...bound].sort(), [
+      'portico_balancer',
+      'portico_certificate',
+      'portico_configuration',
+      'portico_monitor',
+      'portico_routes',
+    ]);
     init.forEach((statement, index) => {
       const module = target(statement);
-      if (module !== undefined) assert.ok(init.slice(0, index).some((earlier) => binding(earlier) === module), statement);
+      if (module !== undefined)
+        assert.ok(
+          init.slice(0, index).some((earlier) => binding(earlier) === module),
+          statement,
+        );
     });
     for (const statement of blocks.flatMap(([, ...lua]) => lua)) {
       const module = target(statement);

@@ -64,7 +64,6 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
 ];
 
-
 /** How nginx must read back a user string that went through text(): every `$` as `${dollar}`. */
 const asText = (value: string): string => value.replaceAll('$', '${dollar}');
 /** ... and through captureTemplate(): `$1`..`$9` kept. */
@@ -78,21 +77,36 @@ function scenario(values: readonly string[], regexPath: string, logFormat: strin
     servers: [
       server('_', []),
       ...values.flatMap((value) => [
-        server(value, [
-          location(`/${value}`, 'exact', value, { ingress: ingressRef(value, value) }),
-          location(`/prefix/${value}`, 'prefix', serviceBackendName(value), { ingress: ingressRef(value, value) }),
-          location(`/rewrite/${value}`, 'prefix', web.name, { annotations: { rewrite: { target: `/$1${value}` } } }),
-        ], { tls: true, certificate: liveOnly(value) }),
+        server(
+          value,
+          [
+            location(`/${value}`, 'exact', value, { ingress: ingressRef(value, value) }),
+            location(`/prefix/${value}`, 'prefix', serviceBackendName(value), { ingress: ingressRef(value, value) }),
+            location(`/rewrite/${value}`, 'prefix', web.name, { annotations: { rewrite: { target: `/$1${value}` } } }),
+          ],
+          { tls: true, certificate: liveOnly(value) },
+        ),
         server(`*.${value}`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
       ]),
       server('regex.example.com', [
         location(regexPath, 'regex', web.name, { annotations: { rewrite: { target: `/$1${regexPath}`, useRegex: true } } }),
       ]),
     ],
-    backends: [web, ...values.map((value) => backend(serviceBackendName(value), [{ address: liveOnly(value), port: Number.NaN }], {
-      namespace: value, name: value, port: value,
-    }))],
-    certificates: values.map((value) => ({ ...certificate(liveOnly(value), [value]), certificatePem: liveOnly(value), keyPem: liveOnly(value) })),
+    backends: [
+      web,
+      ...values.map((value) =>
+        backend(serviceBackendName(value), [{ address: liveOnly(value), port: Number.NaN }], {
+          namespace: value,
+          name: value,
+          port: value,
+        }),
+      ),
+    ],
+    certificates: values.map((value) => ({
+      ...certificate(liveOnly(value), [value]),
+      certificatePem: liveOnly(value),
+      keyPem: liveOnly(value),
+    })),
     defaultCertificate: liveOnly(values[0] ?? ''),
     settings: { logFormatUpstream: logFormat },
   });
@@ -110,7 +124,11 @@ function withoutLiveState(config: Configuration): Configuration {
 }
 
 const hostile = scenario(HOSTILE_STRINGS, HOSTILE_REGEX_PATH, HOSTILE_LOG_FORMAT);
-const benign = scenario(HOSTILE_STRINGS.map((_, index) => `benign${index}`), '/regex', '$remote_addr');
+const benign = scenario(
+  HOSTILE_STRINGS.map((_, index) => `benign${index}`),
+  '/regex',
+  '$remote_addr',
+);
 const context = testContext();
 
 describe('hostile values in user-controlled fields', () => {
@@ -130,9 +148,13 @@ describe('hostile values in user-controlled fields', () => {
     assert.equal(rendered, renderNginxConf(withoutLiveState(hostile), context));
   });
 
-  test('every Lua block is one of Portico\'s constant bodies, and only where it belongs', () => {
+  test("every Lua block is one of Portico's constant bodies, and only where it belongs", () => {
     const blocks = luaBlocks(tree);
-    for (const block of blocks) assert.ok(EXPECTED_LUA.some((expected) => JSON.stringify(expected) === JSON.stringify(block)), JSON.stringify(block));
+    for (const block of blocks)
+      assert.ok(
+        EXPECTED_LUA.some((expected) => JSON.stringify(expected) === JSON.stringify(block)),
+        JSON.stringify(block),
+      );
     const count = (name: string): number => blocks.filter(([blockName]) => blockName === name).length;
     assert.equal(count('init_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
@@ -150,26 +172,28 @@ describe('hostile values in user-controlled fields', () => {
   test('no hostile directive exists, and hostile text only sits in the directives meant for user data', () => {
     const names = allDirectives(tree).map((directive) => directive.name);
     for (const injected of ['ssl_engine', 'daemon']) assert.ok(!names.includes(injected), injected);
-    assert.deepEqual(tree.filter((directive) => directive.name === 'load_module').map((directive) => directive.args), [
-      ['/usr/share/nginx/modules/ndk_http_module.so'], ['/usr/share/nginx/modules/ngx_http_lua_module.so'],
-    ]);
+    assert.deepEqual(
+      tree.filter((directive) => directive.name === 'load_module').map((directive) => directive.args),
+      [['/usr/share/nginx/modules/ndk_http_module.so'], ['/usr/share/nginx/modules/ngx_http_lua_module.so']],
+    );
     assert.equal(names.filter((name) => name === 'load_module').length, 2, 'only the Lua modules, in the main context');
     assert.equal(names.filter((name) => name === 'include').length, 1, 'only mime.types');
-    const carriers = new Set(allDirectives(tree)
-      .filter((directive) => directive.args.some((arg) => arg.includes('ssl_engine') || arg.includes('/etc/passwd')))
-      .map((directive) => directive.name));
+    const carriers = new Set(
+      allDirectives(tree)
+        .filter((directive) => directive.args.some((arg) => arg.includes('ssl_engine') || arg.includes('/etc/passwd')))
+        .map((directive) => directive.name),
+    );
     assert.deepEqual([...carriers].sort(), ['location', 'log_format', 'rewrite', 'server_name', 'set']);
   });
 
   test('each hostile host, path, name and target is one whole argument where it belongs', () => {
     for (const value of HOSTILE_STRINGS) {
       const host = serverMatching(tree, value);
-      assert.deepEqual(argsOf(host, 'location'), [
-        ['=', `/${value}`],
-        ['=', `/prefix/${value}`], [`/prefix/${value}/`],
-        ['=', `/rewrite/${value}`], [`/rewrite/${value}/`],
-        ['/'],
-      ], JSON.stringify(value));
+      assert.deepEqual(
+        argsOf(host, 'location'),
+        [['=', `/${value}`], ['=', `/prefix/${value}`], [`/prefix/${value}/`], ['=', `/rewrite/${value}`], [`/rewrite/${value}/`], ['/']],
+        JSON.stringify(value),
+      );
 
       const exact = locationOf(host, '=', `/${value}`);
       assert.deepEqual(variables(exact), {
@@ -224,8 +248,9 @@ describe('hostile values in user-controlled fields', () => {
 
 /** The one server whose server_name (exact or regex) matches `host`. */
 function serverMatching(tree: readonly ParsedDirective[], host: string): ParsedDirective {
-  const matching = servers(tree).filter((block) => argsOf(block, 'server_name').some(([name = '']) =>
-    name.startsWith('~') ? new RegExp(name.slice(1), 'i').test(host) : name === host));
+  const matching = servers(tree).filter((block) =>
+    argsOf(block, 'server_name').some(([name = '']) => (name.startsWith('~') ? new RegExp(name.slice(1), 'i').test(host) : name === host)),
+  );
   assert.equal(matching.length, 1, `servers matching ${JSON.stringify(host)}`);
   const [found] = matching;
   assert.ok(found);
@@ -246,8 +271,17 @@ describe('hostile values in validated fields are refused with a clear error; liv
 
     test(`certificate id and PEM, endpoint, unreferenced backend name: live state, never read ${label}`, () => {
       const live = configuration({
-        servers: [server('_', [], { certificate: value }), server('a.example.com', [location('/', 'prefix', 'b')], { tls: true, certificate: value })],
-        backends: [backend('b', [{ address: value, port: Number.NaN }, { address: '10.0.0.1', port: -1 }]), backend(value, [{ address: value, port: 80 }])],
+        servers: [
+          server('_', [], { certificate: value }),
+          server('a.example.com', [location('/', 'prefix', 'b')], { tls: true, certificate: value }),
+        ],
+        backends: [
+          backend('b', [
+            { address: value, port: Number.NaN },
+            { address: '10.0.0.1', port: -1 },
+          ]),
+          backend(value, [{ address: value, port: 80 }]),
+        ],
         certificates: [{ ...certificate(value, [value]), certificatePem: value, keyPem: value }],
         defaultCertificate: value,
       });
@@ -268,7 +302,10 @@ describe('hostile values in validated fields are refused with a clear error; liv
     if (!value.startsWith('/')) {
       test(`exact and prefix paths must start with "/" ${label}`, () => {
         for (const match of ['exact', 'prefix'] as const) {
-          assert.throws(() => render(configuration({ servers: [server('a.example.com', [location(value, match, web.name)])] })), /must start with "\/"/);
+          assert.throws(
+            () => render(configuration({ servers: [server('a.example.com', [location(value, match, web.name)])] })),
+            /must start with "\/"/,
+          );
         }
       });
     }
@@ -288,13 +325,22 @@ describe('hostile values in validated fields are refused with a clear error; liv
         ['wildcard hostname', configuration({ servers: [server(`*.${bad}`, [])] })],
         ['path', configuration({ servers: [server('a.example.com', [location(`/${bad}`, 'exact', web.name)])] })],
         ['regex path', configuration({ servers: [server('a.example.com', [location(bad, 'regex', web.name)])] })],
-        ['namespace', configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef(bad, 'x') })])] })],
-        ['ingress name', configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef('x', bad) })])] })],
+        [
+          'namespace',
+          configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef(bad, 'x') })])] }),
+        ],
+        [
+          'ingress name',
+          configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef('x', bad) })])] }),
+        ],
         ['backend reference', configuration({ servers: [server('a.example.com', [location('/', 'prefix', bad)])] })],
-        ['service name', configuration({
-          servers: [server('a.example.com', [location('/', 'prefix', 'b')])],
-          backends: [backend('b', [], { name: bad })],
-        })],
+        [
+          'service name',
+          configuration({
+            servers: [server('a.example.com', [location('/', 'prefix', 'b')])],
+            backends: [backend('b', [], { name: bad })],
+          }),
+        ],
         ['rewrite target', withLocation({ rewrite: { target: `/${bad}` } })],
         ['log format', configuration({ settings: { logFormatUpstream: bad } })],
       ];

@@ -20,7 +20,14 @@ import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../.
 import { eventually } from '../../../support/eventually.js';
 import { freeLoopbackPorts } from '../../../support/freePort.js';
 import { backend, certificate, configuration, location, server, testContext } from './fixtures.js';
-import { createNginxPrefix, FAKE_CERTIFICATE_NAME, missingNginx, NGINX_BINARY, selfSignedCertificate, type NginxPrefix } from './nginxPrefix.js';
+import {
+  createNginxPrefix,
+  FAKE_CERTIFICATE_NAME,
+  missingNginx,
+  NGINX_BINARY,
+  selfSignedCertificate,
+  type NginxPrefix,
+} from './nginxPrefix.js';
 
 interface Reply {
   status: number;
@@ -37,9 +44,14 @@ function get(port: number, host: string, path: string, tls = false): Promise<Rep
       const certificateName = tls ? String((response.socket as TLSSocket).getPeerCertificate().subject.CN) : undefined;
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({
-        status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString(), certificateName,
-      }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString(),
+          certificateName,
+        }),
+      );
     };
     const req = tls
       ? httpsRequest({ ...options, servername: host.replace(/:\d+$/, ''), rejectUnauthorized: false }, handle)
@@ -52,14 +64,22 @@ function get(port: number, host: string, path: string, tls = false): Promise<Rep
 /** Sends a request to the configuration server's unix socket, as LiveStateClient does. */
 function configurationRequest(socketPath: string, method: string, path: string, body = ''): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({
-      socketPath, path, method, agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }));
-    });
+    const req = httpRequest(
+      {
+        socketPath,
+        path,
+        method,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString() }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -171,7 +191,9 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
   test('new endpoints apply without a reload: a drained backend gets one', async () => {
     const refilled: Configuration = {
       ...config,
-      backends: config.backends.map((entry) => (entry.name === 'default-drained-80' ? { ...entry, endpoints: [{ address: '127.0.0.1', port: api.port }] } : entry)),
+      backends: config.backends.map((entry) =>
+        entry.name === 'default-drained-80' ? { ...entry, endpoints: [{ address: '127.0.0.1', port: api.port }] } : entry,
+      ),
     };
     await pushLiveState(context.paths.configurationSocket, refilled);
     assert.equal(echo(await get(context.ports.http, 'app.example.com', '/drained/x')).service, 'api');

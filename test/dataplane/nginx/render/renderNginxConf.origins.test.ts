@@ -9,7 +9,12 @@ import { annotations, backend, configuration, ingressRef, location, server, test
 
 test("location lines are their Ingress's, settings lines the settings', the rest Portico's", () => {
   const api = { ...location('/api', 'prefix', 'shop-api-80', { ingress: ingressRef('shop', 'api') }) };
-  const snippeted = { ...api, path: '/s', ingress: ingressRef('shop', 'snippet'), annotations: { ...annotations(), configurationSnippet: 'add_header X-S "1";' } };
+  const snippeted = {
+    ...api,
+    path: '/s',
+    ingress: ingressRef('shop', 'snippet'),
+    annotations: { ...annotations(), configurationSnippet: 'add_header X-S "1";' },
+  };
   const model = configuration({
     servers: [server('_', []), server('shop.example.com', [api, snippeted])],
     backends: [backend('shop-api-80', [])],
@@ -21,7 +26,9 @@ test("location lines are their Ingress's, settings lines the settings', the rest
   const originOf = (pattern: RegExp): unknown[] => {
     const numbers = lines.flatMap((line, index) => (pattern.test(line) ? [index + 1] : []));
     assert.ok(numbers.length > 0, `no line matches ${pattern}`);
-    return [...new Set(numbers.map((number) => JSON.stringify(originOfLine(config, origins, number))))].map((text) => JSON.parse(text) as unknown);
+    return [...new Set(numbers.map((number) => JSON.stringify(originOfLine(config, origins, number))))].map(
+      (text) => JSON.parse(text) as unknown,
+    );
   };
   const shop = (name: string) => [{ kind: 'ingress', ingress: ingressRef('shop', name) }];
   assert.deepEqual(originOf(/location "\/api\/"/), shop('api'));

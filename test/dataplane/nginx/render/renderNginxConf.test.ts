@@ -1,12 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
-import { createRenderContext, DEFAULT_LIVE_STATE_MEMORY, DEFAULT_MODULES_DIR } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import {
+  createRenderContext,
+  DEFAULT_LIVE_STATE_MEMORY,
+  DEFAULT_MODULES_DIR,
+} from '../../../../src/dataplane/nginx/render/renderContext.js';
 import type { Configuration, Endpoint, Server } from '../../../../src/model/types.js';
-import { backend, certificate, configuration, LUA_DIR, location, server, testContext, BALANCER_HOOKS, EWMA_BALANCER_HOOKS, REWRITE_BALANCER_HOOKS } from './fixtures.js';
+import {
+  backend,
+  certificate,
+  configuration,
+  LUA_DIR,
+  location,
+  server,
+  testContext,
+  BALANCER_HOOKS,
+  EWMA_BALANCER_HOOKS,
+  REWRITE_BALANCER_HOOKS,
+} from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, only, serverNamed, servers } from './parsedTree.js';
-
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
@@ -28,7 +42,10 @@ describe('main and http', () => {
   test('has no daemon directive and no comments', () => {
     const rendered = renderNginxConf(hostConfig('a.example.com'), testContext());
     assert.equal(allDirectives(parseNginxConf(rendered)).filter((directive) => directive.name === 'daemon').length, 0);
-    assert.deepEqual(tokenizeNginxConf(rendered).filter((token) => token.type === 'comment'), []);
+    assert.deepEqual(
+      tokenizeNginxConf(rendered).filter((token) => token.type === 'comment'),
+      [],
+    );
   });
 
   test('renders what the builder built, word for word', () => {
@@ -37,13 +54,18 @@ describe('main and http', () => {
   });
 
   test('main context from settings and context; the Lua modules first', () => {
-    const tree = parsed(configuration({ settings: { workerProcesses: 4, errorLogLevel: 'warn', maxWorkerConnections: 0 } }),
-      createRenderContext('/run/portico', { workerUser: 'www-data', luaDir: LUA_DIR }));
-    assert.deepEqual(tree.slice(0, 3).map(({ name, args }) => [name, ...args]), [
-      ['load_module', `${DEFAULT_MODULES_DIR}/ndk_http_module.so`],
-      ['load_module', `${DEFAULT_MODULES_DIR}/ngx_http_lua_module.so`],
-      ['user', 'www-data'],
-    ]);
+    const tree = parsed(
+      configuration({ settings: { workerProcesses: 4, errorLogLevel: 'warn', maxWorkerConnections: 0 } }),
+      createRenderContext('/run/portico', { workerUser: 'www-data', luaDir: LUA_DIR }),
+    );
+    assert.deepEqual(
+      tree.slice(0, 3).map(({ name, args }) => [name, ...args]),
+      [
+        ['load_module', `${DEFAULT_MODULES_DIR}/ndk_http_module.so`],
+        ['load_module', `${DEFAULT_MODULES_DIR}/ngx_http_lua_module.so`],
+        ['user', 'www-data'],
+      ],
+    );
     assert.equal(DEFAULT_MODULES_DIR, '/usr/share/nginx/modules');
     assert.deepEqual(only(tree, 'user').args, ['www-data']);
     assert.deepEqual(only(tree, 'worker_processes').args, ['4']);
@@ -56,9 +78,14 @@ describe('main and http', () => {
   });
 
   test('access log off, escape=json, forwarded headers trusted or not', () => {
-    const trusting = only(parsed(configuration({
-      settings: { disableAccessLog: true, logFormatEscapeJson: true, useForwardedHeaders: true },
-    })), 'http');
+    const trusting = only(
+      parsed(
+        configuration({
+          settings: { disableAccessLog: true, logFormatEscapeJson: true, useForwardedHeaders: true },
+        }),
+      ),
+      'http',
+    );
     assert.deepEqual(argsOf(trusting, 'access_log'), [['off']]);
     assert.equal(argsOf(trusting, 'log_format')[0]?.[1], 'escape=json');
     const maps = named(trusting.children, 'map').map((map) => map.args);
@@ -70,9 +97,18 @@ describe('main and http', () => {
   });
 
   test('the Lua modules: package path, shared dict, and the modules loaded by the master', () => {
-    const http = only(parsed(configuration(), createRenderContext('', {
-      luaDir: '/opt/portico dir/lua/', modulesDir: '/opt/nginx/modules', liveStateMemory: '16m', ports: { status: 10999 },
-    })), 'http');
+    const http = only(
+      parsed(
+        configuration(),
+        createRenderContext('', {
+          luaDir: '/opt/portico dir/lua/',
+          modulesDir: '/opt/nginx/modules',
+          liveStateMemory: '16m',
+          ports: { status: 10999 },
+        }),
+      ),
+      'http',
+    );
     assert.deepEqual((http.children ?? []).slice(0, 4), [
       { name: 'lua_package_path', args: ['/opt/portico dir/lua/?.lua;;'] },
       { name: 'lua_shared_dict', args: ['portico_configuration', '16m'] },
@@ -90,7 +126,10 @@ describe('main and http', () => {
       },
     ]);
     const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, modulesDir: '/opt/nginx/modules' }));
-    assert.deepEqual(named(tree, 'load_module').map(({ args }) => args), [['/opt/nginx/modules/ndk_http_module.so'], ['/opt/nginx/modules/ngx_http_lua_module.so']]);
+    assert.deepEqual(
+      named(tree, 'load_module').map(({ args }) => args),
+      [['/opt/nginx/modules/ndk_http_module.so'], ['/opt/nginx/modules/ngx_http_lua_module.so']],
+    );
     assert.deepEqual(argsOf(only(tree, 'http'), 'lua_shared_dict'), [
       ['portico_configuration', DEFAULT_LIVE_STATE_MEMORY],
       ['portico_balancer_ewma', '10m'],
@@ -100,7 +139,11 @@ describe('main and http', () => {
 
   test('refuses a Lua directory, modules directory or live-state memory nginx or Lua would misread', () => {
     for (const luaDir of ['', 'lua', './lua', '/a/$prefix/lua', '/a;/b', '/a/?', '/a\nb']) {
-      assert.throws(() => renderNginxConf(configuration(), testContext({ luaDir })), /unsupported (file path|Lua module directory)/, luaDir);
+      assert.throws(
+        () => renderNginxConf(configuration(), testContext({ luaDir })),
+        /unsupported (file path|Lua module directory)/,
+        luaDir,
+      );
     }
     assert.throws(() => renderNginxConf(configuration(), testContext({ modulesDir: '/a/*' })), /unsupported file path/);
     for (const liveStateMemory of ['', '64 m', '1m;', '64mb', '-1']) {
@@ -128,7 +171,10 @@ describe('main and http', () => {
 describe('servers', () => {
   test('every server listens on HTTP and HTTPS; the catch-all is the default server, also on 8181', () => {
     const tree = parsed(hostConfig('a.example.com'));
-    assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [['127.0.0.1:80', 'default_server'], ['127.0.0.1:443', 'ssl', 'http2', 'default_server']]);
+    assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
+      ['127.0.0.1:80', 'default_server'],
+      ['127.0.0.1:443', 'ssl', 'http2', 'default_server'],
+    ]);
     assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'listen'), [['127.0.0.1:80'], ['127.0.0.1:443', 'ssl', 'http2']]);
     const defaultPort = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:8181'));
     assert.deepEqual(defaultPort && argsOf(locationOf(defaultPort, '/'), 'return'), [['404']]);
@@ -137,12 +183,17 @@ describe('servers', () => {
   test('without listen addresses, binds all of them; without http2, no http2', () => {
     const config = configuration({ servers: [server('_', [])], settings: { useHttp2: false } });
     const tree = parsed(config, createRenderContext('', { ports: { https: 8443 }, luaDir: LUA_DIR }));
-    assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [['80', 'default_server'], ['8443', 'ssl', 'default_server']]);
+    assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
+      ['80', 'default_server'],
+      ['8443', 'ssl', 'default_server'],
+    ]);
   });
 
   test('the status server is on 127.0.0.1 only; the live-state endpoints are on a unix socket only, with their own limits', () => {
-    const tree = parsed(configuration({ settings: { clientHeaderTimeout: 0, clientBodyTimeout: 0, keepAlive: 0 } }),
-      createRenderContext('', { luaDir: LUA_DIR, liveStateMemory: '16m' }));
+    const tree = parsed(
+      configuration({ settings: { clientHeaderTimeout: 0, clientBodyTimeout: 0, keepAlive: 0 } }),
+      createRenderContext('', { luaDir: LUA_DIR, liveStateMemory: '16m' }),
+    );
     const status = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:10246'));
     assert.ok(status);
     assert.deepEqual(argsOf(status, 'listen'), [['127.0.0.1:10246', 'default_server']]);
@@ -150,7 +201,9 @@ describe('servers', () => {
     assert.deepEqual(argsOf(locationOf(status, '=', '/nginx_status'), 'stub_status'), [[]]);
     assert.deepEqual(argsOf(locationOf(status, '/'), 'return'), [['404']]);
     assert.ok(!JSON.stringify(status).includes('/configuration/'), 'no configuration endpoint on a TCP port');
-    const configurationServer = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === 'unix:run/controller/configuration.sock'));
+    const configurationServer = servers(tree).find((block) =>
+      argsOf(block, 'listen').some(([address]) => address === 'unix:run/controller/configuration.sock'),
+    );
     assert.ok(configurationServer);
     assert.deepEqual(argsOf(configurationServer, 'listen'), [['unix:run/controller/configuration.sock']]);
     assert.deepEqual(argsOf(configurationServer, 'client_max_body_size'), [['16m']], 'a push bigger than the dict could not be stored');
@@ -159,19 +212,31 @@ describe('servers', () => {
     assert.deepEqual(argsOf(configurationServer, 'client_header_timeout'), [['60s']]);
     assert.deepEqual(argsOf(configurationServer, 'client_body_timeout'), [['60s']]);
     assert.deepEqual(argsOf(configurationServer, 'keepalive_timeout'), [['60s']]);
-    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/backends')]),
-      [['content_by_lua_block', 'portico_configuration.handle_backends()']]);
-    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/certificates')]),
-      [['content_by_lua_block', 'portico_configuration.handle_certificates()']]);
-    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/is-dynamic-lb-initialized')]),
-      [['content_by_lua_block', 'portico_configuration.handle_initialized()']]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/backends')]), [
+      ['content_by_lua_block', 'portico_configuration.handle_backends()'],
+    ]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/configuration/certificates')]), [
+      ['content_by_lua_block', 'portico_configuration.handle_certificates()'],
+    ]);
+    assert.deepEqual(luaBlocks([locationOf(configurationServer, '=', '/is-dynamic-lb-initialized')]), [
+      ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
+    ]);
     assert.deepEqual(argsOf(locationOf(configurationServer, '/'), 'return'), [['404']]);
-    const withAll = parsed(configuration(), createRenderContext('', {
-      luaDir: LUA_DIR, monitor: { port: 41234, token: 1, maxBatchSize: 10 }, selfEndpoints: { porticoPorts: [10254, 8443], refuseLoopback: true },
-    }));
+    const withAll = parsed(
+      configuration(),
+      createRenderContext('', {
+        luaDir: LUA_DIR,
+        monitor: { port: 41234, token: 1, maxBatchSize: 10 },
+        selfEndpoints: { porticoPorts: [10254, 8443], refuseLoopback: true },
+      }),
+    );
     const init = luaBlocks(only(withAll, 'http').children ?? []).find(([name]) => name === 'init_by_lua_block');
-    assert.ok(init?.includes('portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 8443, 10246, 10254, 41234 }, refuse_loopback = true })'),
-      JSON.stringify(init));
+    assert.ok(
+      init?.includes(
+        'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 8443, 10246, 10254, 41234 }, refuse_loopback = true })',
+      ),
+      JSON.stringify(init),
+    );
   });
 
   test('a wildcard host matches exactly one label', () => {
@@ -198,7 +263,11 @@ describe('servers', () => {
 
   test('certificates: every server names the static fallback, and Lua picks the pushed one by SNI', () => {
     const config = configuration({
-      servers: [server('_', []), server('a.example.com', [], { tls: true, certificate: 'a-1' }), server('b.example.com', [], { tls: true })],
+      servers: [
+        server('_', []),
+        server('a.example.com', [], { tls: true, certificate: 'a-1' }),
+        server('b.example.com', [], { tls: true }),
+      ],
       certificates: [certificate('a-1', ['a.example.com'])],
       defaultCertificate: 'a-1',
     });
@@ -207,8 +276,11 @@ describe('servers', () => {
       const block = serverNamed(tree, hostname);
       assert.deepEqual(argsOf(block, 'ssl_certificate'), [['/etc/portico/fake.pem']], hostname);
       assert.deepEqual(argsOf(block, 'ssl_certificate_key'), [['/etc/portico/fake.pem']], hostname);
-      assert.deepEqual(luaBlocks([block]).filter(([name]) => name === 'ssl_certificate_by_lua_block'),
-        [['ssl_certificate_by_lua_block', 'portico_certificate.call()']], hostname);
+      assert.deepEqual(
+        luaBlocks([block]).filter(([name]) => name === 'ssl_certificate_by_lua_block'),
+        [['ssl_certificate_by_lua_block', 'portico_certificate.call()']],
+        hostname,
+      );
     }
     // An id no Certificate has is the Lua module's business (it keeps the fallback), not a render error.
     assert.doesNotThrow(() => renderNginxConf({ ...config, certificates: [] }, testContext()));
@@ -253,7 +325,10 @@ describe('locations', () => {
     ]);
     const host = serverNamed(parsed(config), 'a.example.com');
     const limit = '(*LIMIT_MATCH=100000)';
-    assert.deepEqual(argsOf(host, 'location'), [['~*', `${limit}^/api(/|$)(.*)`], ['~*', `${limit}^/`]]);
+    assert.deepEqual(argsOf(host, 'location'), [
+      ['~*', `${limit}^/api(/|$)(.*)`],
+      ['~*', `${limit}^/`],
+    ]);
     assert.deepEqual(argsOf(locationOf(host, '~*', `${limit}^/api(/|$)(.*)`), 'rewrite'), [
       [`${limit}(?i)^/api(/|$)(.*)`, '/$2?from=${dollar}host', 'break'],
     ]);
@@ -277,12 +352,14 @@ describe('locations', () => {
 
   test('404 without a backend; an unknown backend or one without endpoints goes to Lua (its 503) like any other', () => {
     const config = configuration({
-      servers: [server('a.example.com', [
-        location('/none', 'exact', undefined),
-        location('/unknown', 'exact', 'default-unknown-80'),
-        location('/empty', 'exact', 'default-empty-80'),
-        location('/full', 'exact', web.name),
-      ])],
+      servers: [
+        server('a.example.com', [
+          location('/none', 'exact', undefined),
+          location('/unknown', 'exact', 'default-unknown-80'),
+          location('/empty', 'exact', 'default-empty-80'),
+          location('/full', 'exact', web.name),
+        ]),
+      ],
       backends: [backend('default-empty-80', [], { name: 'empty', port: 8080 }), web],
     });
     const host = serverNamed(parsed(config), 'a.example.com');
@@ -290,23 +367,33 @@ describe('locations', () => {
     assert.deepEqual(argsOf(none, 'return'), [['404']]);
     assert.deepEqual(luaBlocks([none]), []);
     assert.deepEqual(argsOf(none, 'proxy_pass'), []);
-    const bodyOf = (path: string): ParsedDirective[] => (locationOf(host, '=', path).children ?? []).filter((directive) => directive.name !== 'set');
+    const bodyOf = (path: string): ParsedDirective[] =>
+      (locationOf(host, '=', path).children ?? []).filter((directive) => directive.name !== 'set');
     assert.deepEqual(bodyOf('/unknown'), bodyOf('/full'));
     assert.deepEqual(bodyOf('/empty'), bodyOf('/full'));
     assert.deepEqual(argsOf(locationOf(host, '=', '/unknown'), 'return'), []);
     // The log variables still name the Service of a known backend (structure, not endpoints).
-    const serviceOf = (path: string): string[][] => argsOf(locationOf(host, '=', path), 'set')
-      .filter(([name]) => name === '$service_name' || name === '$service_port' || name === '$proxy_upstream_name');
-    assert.deepEqual(serviceOf('/unknown'), [['$proxy_upstream_name', 'default-unknown-80'], ['$service_name', ''], ['$service_port', '']]);
-    assert.deepEqual(serviceOf('/empty'), [['$proxy_upstream_name', 'default-empty-80'], ['$service_name', 'empty'], ['$service_port', '8080']]);
+    const serviceOf = (path: string): string[][] =>
+      argsOf(locationOf(host, '=', path), 'set').filter(
+        ([name]) => name === '$service_name' || name === '$service_port' || name === '$proxy_upstream_name',
+      );
+    assert.deepEqual(serviceOf('/unknown'), [
+      ['$proxy_upstream_name', 'default-unknown-80'],
+      ['$service_name', ''],
+      ['$service_port', ''],
+    ]);
+    assert.deepEqual(serviceOf('/empty'), [
+      ['$proxy_upstream_name', 'default-empty-80'],
+      ['$service_name', 'empty'],
+      ['$service_port', '8080'],
+    ]);
   });
 
   test('a proxied location: $proxy_upstream_name, redirect, rewrite, then the Lua balancer and the retries', () => {
-    const config = hostConfig('a.example.com', [
-      location('/', 'prefix', web.name, { annotations: { rewrite: { target: '/x' } } }),
-    ], true);
+    const config = hostConfig('a.example.com', [location('/', 'prefix', web.name, { annotations: { rewrite: { target: '/x' } } })], true);
     const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
-    const order = (root.children ?? []).map((directive) => directive.name)
+    const order = (root.children ?? [])
+      .map((directive) => directive.name)
       .filter((name) => ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass'].includes(name));
     assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass']);
     assert.deepEqual(luaBlocks([root]), BALANCER_HOOKS);
@@ -314,29 +401,41 @@ describe('locations', () => {
     assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
   });
 
-  test('the log hook only where ewma can be reached: the backend\'s own algorithm or its canary\'s, unless hashing or affinity chooses', () => {
-    const ewma = (named: ReturnType<typeof backend>): ReturnType<typeof backend> => ({ ...named, balancing: { ...named.balancing, algorithm: 'ewma' } });
+  test("the log hook only where ewma can be reached: the backend's own algorithm or its canary's, unless hashing or affinity chooses", () => {
+    const ewma = (named: ReturnType<typeof backend>): ReturnType<typeof backend> => ({
+      ...named,
+      balancing: { ...named.balancing, algorithm: 'ewma' },
+    });
     const roundRobin = backend('default-rr-80', []);
     const fast = ewma(backend('default-fast-80', []));
     const canaryOfRoundRobin = ewma(backend('default-canary-80', []));
     const withCanary = {
       ...backend('default-primary-80', []),
       canary: {
-        backend: canaryOfRoundRobin.name, weight: 10, weightTotal: 100,
-        header: undefined, headerValue: undefined, headerPattern: undefined, cookie: undefined, affinityBehavior: 'sticky' as const,
+        backend: canaryOfRoundRobin.name,
+        weight: 10,
+        weightTotal: 100,
+        header: undefined,
+        headerValue: undefined,
+        headerPattern: undefined,
+        cookie: undefined,
+        affinityBehavior: 'sticky' as const,
       },
     };
     // ewma in name only: the hash chooses the endpoint.
     const hashed = ewma(backend('default-hashed-80', []));
     const hashedEwma = { ...hashed, balancing: { ...hashed.balancing, hashBy: { key: '$remote_addr', subset: false, subsetSize: 3 } } };
     const config = configuration({
-      servers: [server('_', []), server('a.example.com', [
-        location('/', 'prefix', roundRobin.name),
-        location('/fast', 'exact', fast.name),
-        location('/primary', 'exact', withCanary.name),
-        location('/unknown', 'exact', 'default-unknown-80'),
-        location('/hashed', 'exact', hashedEwma.name),
-      ])],
+      servers: [
+        server('_', []),
+        server('a.example.com', [
+          location('/', 'prefix', roundRobin.name),
+          location('/fast', 'exact', fast.name),
+          location('/primary', 'exact', withCanary.name),
+          location('/unknown', 'exact', 'default-unknown-80'),
+          location('/hashed', 'exact', hashedEwma.name),
+        ]),
+      ],
       backends: [roundRobin, fast, canaryOfRoundRobin, withCanary, hashedEwma],
     });
     const host = serverNamed(parsed(config), 'a.example.com');
@@ -396,7 +495,9 @@ describe('locations', () => {
     const peer = named(http, 'map').find((map) => map.args[1] === '$portico_no_endpoints_peer');
     assert.deepEqual(peer?.args, ['', '$portico_no_endpoints_peer']);
     assert.deepEqual(argsOf(peer, 'default'), [['unix:run/no-endpoints.sock']]);
-    const noEndpoints = named(http, 'server').filter((block) => argsOf(block, 'listen').some(([address]) => address === 'unix:run/no-endpoints.sock'));
+    const noEndpoints = named(http, 'server').filter((block) =>
+      argsOf(block, 'listen').some(([address]) => address === 'unix:run/no-endpoints.sock'),
+    );
     assert.equal(noEndpoints.length, 1);
     assert.deepEqual(argsOf(locationOf(noEndpoints[0]!, '/'), 'return'), [['503']]);
   });
@@ -408,45 +509,82 @@ describe('locations', () => {
       settings: { computeFullForwardedFor: true, forwardedForHeader: 'X-Client-Chain' },
     });
     const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
-    assert.ok(argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Client-Chain' && value === '$proxy_add_x_forwarded_for'));
+    assert.ok(
+      argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Client-Chain' && value === '$proxy_add_x_forwarded_for'),
+    );
   });
 
   test('HTTPS redirect: TLS host with ssl-redirect, or forced; not for no-tls-redirect locations', () => {
     const redirectIf = (block: ParsedDirective): ParsedDirective[] => named(block.children, 'if');
-    const tls = serverNamed(parsed(hostConfig('a.example.com', [
-      location('/', 'prefix', web.name),
-      location('/.well-known/acme-challenge/abc', 'exact', web.name),
-      location('/off', 'exact', web.name, { annotations: { rewrite: { sslRedirect: false } } }),
-    ], true)), 'a.example.com');
-    assert.deepEqual(redirectIf(locationOf(tls, '/')), [{
-      name: 'if',
-      args: ['($pass_access_scheme', '=', 'http)'],
-      children: [{ name: 'return', args: ['308', 'https://$redirect_host$request_uri'] }],
-    }]);
+    const tls = serverNamed(
+      parsed(
+        hostConfig(
+          'a.example.com',
+          [
+            location('/', 'prefix', web.name),
+            location('/.well-known/acme-challenge/abc', 'exact', web.name),
+            location('/off', 'exact', web.name, { annotations: { rewrite: { sslRedirect: false } } }),
+          ],
+          true,
+        ),
+      ),
+      'a.example.com',
+    );
+    assert.deepEqual(redirectIf(locationOf(tls, '/')), [
+      {
+        name: 'if',
+        args: ['($pass_access_scheme', '=', 'http)'],
+        children: [{ name: 'return', args: ['308', 'https://$redirect_host$request_uri'] }],
+      },
+    ]);
     assert.deepEqual(redirectIf(locationOf(tls, '=', '/.well-known/acme-challenge/abc')), []);
     assert.deepEqual(redirectIf(locationOf(tls, '=', '/off')), []);
 
-    const plain = serverNamed(parsed(hostConfig('b.example.com', [
-      location('/', 'prefix', web.name),
-      location('/forced', 'exact', web.name, { annotations: { rewrite: { forceSslRedirect: true } } }),
-    ]), testContext({ ports: { https: 8443 } })), 'b.example.com');
+    const plain = serverNamed(
+      parsed(
+        hostConfig('b.example.com', [
+          location('/', 'prefix', web.name),
+          location('/forced', 'exact', web.name, { annotations: { rewrite: { forceSslRedirect: true } } }),
+        ]),
+        testContext({ ports: { https: 8443 } }),
+      ),
+      'b.example.com',
+    );
     assert.deepEqual(redirectIf(locationOf(plain, '/')), []);
-    assert.deepEqual(argsOf(redirectIf(locationOf(plain, '=', '/forced'))[0] ?? { name: '', args: [] }, 'return'),
-      [['308', 'https://$redirect_host:8443$request_uri']]);
-  });
-
-  test('denies first, then allows and denies the rest', () => {
-    const root = locationOf(serverNamed(parsed(hostConfig('a.example.com', [
-      location('/', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8', 'fd00::/8'], deny: ['10.1.0.0/16'] } } }),
-    ])), 'a.example.com'), '/');
-    const access = (root.children ?? []).filter((directive) => directive.name === 'allow' || directive.name === 'deny');
-    assert.deepEqual(access.map(({ name, args }) => [name, ...args]), [
-      ['deny', '10.1.0.0/16'], ['allow', '10.0.0.0/8'], ['allow', 'fd00::/8'], ['deny', 'all'],
+    assert.deepEqual(argsOf(redirectIf(locationOf(plain, '=', '/forced'))[0] ?? { name: '', args: [] }, 'return'), [
+      ['308', 'https://$redirect_host:8443$request_uri'],
     ]);
   });
 
+  test('denies first, then allows and denies the rest', () => {
+    const root = locationOf(
+      serverNamed(
+        parsed(
+          hostConfig('a.example.com', [
+            location('/', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8', 'fd00::/8'], deny: ['10.1.0.0/16'] } } }),
+          ]),
+        ),
+        'a.example.com',
+      ),
+      '/',
+    );
+    const access = (root.children ?? []).filter((directive) => directive.name === 'allow' || directive.name === 'deny');
+    assert.deepEqual(
+      access.map(({ name, args }) => [name, ...args]),
+      [
+        ['deny', '10.1.0.0/16'],
+        ['allow', '10.0.0.0/8'],
+        ['allow', 'fd00::/8'],
+        ['deny', 'all'],
+      ],
+    );
+  });
+
   test('one upstream: a placeholder server, the Lua balancer, then keep-alive unless disabled', () => {
-    const two = backend('b-1', [{ address: '10.0.0.1', port: 80 }, { address: '2001:db8::1', port: 8080 }]);
+    const two = backend('b-1', [
+      { address: '10.0.0.1', port: 80 },
+      { address: '2001:db8::1', port: 8080 },
+    ]);
     const upstream = only(only(parsed(configuration({ backends: [two, web] })), 'http').children, 'upstream');
     assert.deepEqual(upstream, {
       name: 'upstream',
@@ -460,13 +598,20 @@ describe('locations', () => {
         { name: 'keepalive_requests', args: ['10000'] },
       ],
     });
-    const noPool = only(only(parsed(configuration({ backends: [two], settings: { upstreamKeepaliveConnections: 0 } })), 'http').children, 'upstream');
-    assert.deepEqual((noPool.children ?? []).map((directive) => directive.name), ['server', 'balancer_by_lua_block']);
+    const noPool = only(
+      only(parsed(configuration({ backends: [two], settings: { upstreamKeepaliveConnections: 0 } })), 'http').children,
+      'upstream',
+    );
+    assert.deepEqual(
+      (noPool.children ?? []).map((directive) => directive.name),
+      ['server', 'balancer_by_lua_block'],
+    );
   });
 });
 
 describe('structure only: endpoints and certificates are live state', () => {
-  const endpoints = (count: number): Endpoint[] => Array.from({ length: count }, (_, index) => ({ address: `10.1.0.${index + 1}`, port: 8080 + index }));
+  const endpoints = (count: number): Endpoint[] =>
+    Array.from({ length: count }, (_, index) => ({ address: `10.1.0.${index + 1}`, port: 8080 + index }));
 
   /** One structure; `variant` picks the endpoints and certificates. */
   function liveVariant(variant: 'a' | 'b'): Configuration {
@@ -480,12 +625,19 @@ describe('structure only: endpoints and certificates are live state', () => {
     return configuration({
       servers: [
         server('_', [location('/', 'prefix', api.name, { ingress: undefined })]),
-        server('app.example.com', [location('/api', 'prefix', api.name), location('/drained', 'exact', drained.name)], { tls: true, certificate: own }),
+        server('app.example.com', [location('/api', 'prefix', api.name), location('/drained', 'exact', drained.name)], {
+          tls: true,
+          certificate: own,
+        }),
         server('*.example.com', [location('/', 'prefix', api.name)], { tls: true, certificate: a ? own : undefined }),
       ],
       backends: [api, drained],
       certificates: [
-        { ...certificate(own, ['app.example.com', '*.example.com']), certificatePem: `-----BEGIN CERTIFICATE-----\n${variant}`, keyPem: `key ${variant}` },
+        {
+          ...certificate(own, ['app.example.com', '*.example.com']),
+          certificatePem: `-----BEGIN CERTIFICATE-----\n${variant}`,
+          keyPem: `key ${variant}`,
+        },
         { ...certificate(fallback, ['default.example.com']), notAfter: a ? '2030-01-01T00:00:00Z' : '2031-01-01T00:00:00Z' },
       ],
       defaultCertificate: a ? fallback : undefined,
