@@ -1,7 +1,7 @@
 // Backends (nginx upstreams) from Services and their EndpointSlices.
 import { isIPv4, isIPv6 } from 'node:net';
 import type { EndpointSlice, Service } from '../kube/objects.js';
-import { parseAddress, selfEndpointReason, type EndpointGuard } from './selfAddress.js';
+import { parseAddress, refuseSelfEndpoints, type EndpointGuard } from './selfAddress.js';
 import { quoteValue } from './settings/valueSyntax.js';
 import type { Backend, Balancing, Endpoint } from './types.js';
 
@@ -119,21 +119,18 @@ export function buildBackend(
   const service = lookup.service(`${ref.namespace}/${ref.name}`);
   const externalNameRefused = service?.spec?.type === 'ExternalName' && !policy.externalNames;
   const found = externalNameRefused ? [] : endpointsForService(ref, lookup, dropped);
-  const endpoints: Endpoint[] = [];
-  const refused = externalNameRefused ? ['the Service is of type ExternalName, which --disable-svc-external-name refuses'] : [];
-  for (const endpoint of found) {
-    const reason = parseAddress(endpoint.address) === undefined ? undefined : selfEndpointReason(endpoint, policy.guard);
-    if (reason === undefined) endpoints.push(endpoint);
-    else refused.push(`endpoint ${endpoint.address}:${endpoint.port} ${reason}`);
-  }
+  const literals: Endpoint[] = [];
+  const names: Endpoint[] = [];
+  for (const endpoint of found) (parseAddress(endpoint.address) === undefined ? names : literals).push(endpoint);
+  const checked = refuseSelfEndpoints(literals, policy.guard);
   return {
     backend: {
       name: backendName(ref),
       service: { namespace: ref.namespace, name: ref.name, port: ref.port },
-      endpoints,
+      endpoints: [...checked.endpoints, ...names],
       balancing,
       canary: undefined,
     },
-    refused,
+    refused: externalNameRefused ? ['the Service is of type ExternalName, which --disable-svc-external-name refuses'] : checked.refused,
   };
 }

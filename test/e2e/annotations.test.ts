@@ -173,6 +173,18 @@ describe('an invalid annotation value', () => {
     return events.items.filter((event) => event.type === 'Warning' && event.reason === 'Rejected');
   }
 
+  /** The Rejected Warning Events on the Ingress, once there is one. */
+  function untilRejected(name: string): Promise<CoreV1Event[]> {
+    return eventually(
+      async () => {
+        const found = await rejections(name);
+        assert.ok(found.length > 0, `no Rejected Warning Event on ${name}`);
+        return found;
+      },
+      { timeoutMs: 15_000 },
+    );
+  }
+
   const INVALID_VALUES: readonly [annotation: string, invalid: string, valid: string][] = [
     ['proxy-body-size', '1m; evil', '2m'],
     ['ssl-redirect', 'maybe', 'false'],
@@ -186,14 +198,7 @@ describe('an invalid annotation value', () => {
 
       // The new version moves the path as well, so traffic tells which version serves.
       await applyAnnotated(cluster, name, { [annotation]: invalid }, [['/v2', 'Prefix', 'echo']]);
-      const [rejection] = await eventually(
-        async () => {
-          const found = await rejections(name);
-          assert.ok(found.length > 0, `no Rejected Warning Event on ${name}`);
-          return found;
-        },
-        { timeoutMs: 15_000 },
-      );
+      const [rejection] = await untilRejected(name);
       assert.match(rejection?.message ?? '', new RegExp(annotation));
       await untilLaterSyncApplied();
       // Asked once, not until true: every configuration nginx ran since /v1 first served agrees on these.
@@ -214,14 +219,7 @@ describe('an invalid annotation value', () => {
 
     const hostile = '/(?<proxy_upstream_name>[a-z0-9-]+)/(.*)';
     await applyAnnotated(cluster, name, { 'use-regex': 'true', 'rewrite-target': '/$2' }, [[hostile, 'ImplementationSpecific', 'echo']]);
-    const [rejection] = await eventually(
-      async () => {
-        const found = await rejections(name);
-        assert.ok(found.length > 0, `no Rejected Warning Event on ${name}`);
-        return found;
-      },
-      { timeoutMs: 15_000 },
-    );
+    const [rejection] = await untilRejected(name);
     assert.ok(rejection?.message?.includes(`path ${JSON.stringify(hostile)} of host ${hostOf(name)}`), rejection?.message);
     assert.match(rejection?.message ?? '', /named groups/);
     await untilLaterSyncApplied();
