@@ -98,6 +98,7 @@ function configuration(backendPort: number | undefined): Configuration {
             },
           ],
     certificates: [],
+    secretFiles: [],
     defaultCertificate: undefined,
     defaultBackend: undefined,
     settings: { ...DEFAULT_SETTINGS, workerProcesses: 1, disableAccessLog: backendPort === undefined },

@@ -15,6 +15,7 @@ import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
 import { ConfigRefusedError, NginxProcess } from './nginx/nginxProcess.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
+import { pruneSecretFiles, writeSecretFiles } from './nginx/process/secretFiles.js';
 import {
   createRenderContext,
   STATUS_ADDRESS,
@@ -149,11 +150,13 @@ export class NginxDataPlane implements DataPlane {
         accessLog: this.options.accessLog ?? layout.accessLog,
         temp: layout.temp,
         fakeCertificate: await ensureFakeCertificate(layout.certificateDir),
+        secretFiles: layout.secretFileDir,
         noEndpointsSocket: layout.noEndpointsSocket,
         configurationSocket: layout.configurationSocket,
       },
     });
     const rendered = renderTracedNginxConf(configuration, context);
+    await writeSecretFiles(layout.secretFileDir, configuration.secretFiles);
     try {
       await this.nginx.start(rendered.config.text);
     } catch (error) {
@@ -180,6 +183,7 @@ export class NginxDataPlane implements DataPlane {
     const rendered = renderTracedNginxConf(configuration, context);
     let result: ApplyResult;
     try {
+      await writeSecretFiles(context.paths.secretFiles, configuration.secretFiles);
       result = await this.nginx.apply(rendered.config.text);
     } catch (error) {
       return { outcome: 'rejected', error: error instanceof Error ? error.message : String(error) };
@@ -187,6 +191,10 @@ export class NginxDataPlane implements DataPlane {
     // Refused, the previous nginx.conf keeps serving, with what it needs of the live state.
     if (result.outcome === 'rejected') return refused(result.error, result.line, rendered);
     this.serving(configuration);
+    // The replaced nginx.conf's files go: a master restarted after a crash loads this one.
+    await pruneSecretFiles(context.paths.secretFiles, [configuration.secretFiles]).catch((error: unknown) =>
+      this.options.logger.warn({ err: (error as Error).message }, 'removing secret files no nginx.conf names failed'),
+    );
     if (result.outcome === 'reloaded' || this.pushedMore) {
       // A failure leaves more in nginx than needed, never less: reported, not the reload's failure.
       await this.pushLive().catch((error: unknown) =>

@@ -11,6 +11,8 @@ import { certificateCoversHost, certificateFromSecret } from './certificates.js'
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
+import { resolveReferencedObjects } from './referencedObjects.js';
+import { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
 
@@ -70,6 +72,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
 
   const ordered = [...input.ingresses].sort((a, b) => compareIngressAge(a.ingress, b.ingress));
   const canaries: CanaryIngress[] = [];
+  const secretFiles = new SecretFileSet();
   let catchAllClaimed = false;
   for (const [rank, accepted] of ordered.entries()) {
     const { ingress, annotations } = accepted;
@@ -94,13 +97,20 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     const rootBackend = ownDefault ?? defaultBackend;
     // A rule host gets its server even when none of its paths routes to a Service.
     for (const rule of ingress.spec?.rules ?? []) serverFor(ruleHost(rule), rootBackend, ref);
+    const locationAnnotations = resolveReferencedObjects(annotations.location, {
+      ingress: ref,
+      lookup: input.lookup,
+      settings: input.settings,
+      secretFiles,
+      problems,
+    });
     for (const rulePath of rulePaths(ingress)) {
       serverFor(rulePath.host, rootBackend, ref).locations.push({
         path: rulePath.path,
         type: rulePath.type,
         backend: backends.add(rulePath.service, claim),
         ingress: ref,
-        annotations: annotations.location,
+        annotations: locationAnnotations,
         generated: false,
       });
     }
@@ -133,6 +143,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       servers: finished,
       backends: backends.finish(problems, warnings),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      secretFiles: secretFiles.list(),
       defaultCertificate,
       defaultBackend,
       settings: input.settings,

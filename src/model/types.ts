@@ -197,6 +197,20 @@ export interface Certificate {
   notAfter: string;
 }
 
+/**
+ * Secret material nginx can only read from a file (a client-certificate CA
+ * bundle, a CRL, a backend client certificate and key): written 0600 into a
+ * folder only the nginx master reads (at load, before it drops privileges),
+ * named by `id`, removed once no loaded nginx.conf names it (secretFiles.ts).
+ */
+export interface SecretFile {
+  /** A file name, stable for the same content: `<namespace>-<name>-<role>-<digest>.pem`. */
+  id: string;
+  /** `namespace/name` of the Secret it comes from. */
+  secret: string;
+  contents: string;
+}
+
 /** Why an Ingress (or one version of it) is not served as written. */
 export interface IngressProblem {
   ingress: IngressRef;
@@ -213,6 +227,8 @@ export interface Configuration {
   backends: Backend[];
   /** By id. */
   certificates: Certificate[];
+  /** By id: the files the rendered nginx.conf names (SecretFile). */
+  secretFiles: SecretFile[];
   /** The certificate of the catch-all server and of TLS hosts without their own; undefined = the fake one. */
   defaultCertificate: string | undefined;
   /** Backend for unmatched requests (`--default-backend-service` or a catch-all Ingress); undefined = 404. */

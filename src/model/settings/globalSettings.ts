@@ -11,6 +11,8 @@ export interface GlobalSettings {
   allowSnippetAnnotations: boolean;
   /** annotations-risk-level: annotations above this level are refused. */
   annotationsRiskLevel: RiskLevel;
+  /** allow-cross-namespace-resources: annotations may name a Secret or ConfigMap of another namespace. */
+  allowCrossNamespaceResources: boolean;
   /** annotation-value-word-blocklist: substrings refused in any annotation value. */
   annotationValueWordBlocklist: string[];
   /** server-tokens */
@@ -110,6 +112,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
 
 export const DEFAULT_SETTINGS: GlobalSettings = {
   allowSnippetAnnotations: false,
+  allowCrossNamespaceResources: false,
   annotationsRiskLevel: 'High',
   annotationValueWordBlocklist: [],
   serverTokens: false,

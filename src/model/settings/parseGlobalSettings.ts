@@ -101,6 +101,7 @@ const parseSslProtocols: ValueParser<string[]> = (text) => {
 
 const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalSettings[K]> } = {
   allowSnippetAnnotations: { key: 'allow-snippet-annotations', parse: parseBoolean },
+  allowCrossNamespaceResources: { key: 'allow-cross-namespace-resources', parse: parseBoolean },
   // Case-insensitive, as ingress-nginx.
   annotationsRiskLevel: { key: 'annotations-risk-level', parse: optionParser(RISK_LEVELS, true) },
   // The words exist to catch injection attempts, so any printable text is a word.

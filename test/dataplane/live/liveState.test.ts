@@ -19,7 +19,15 @@ function backend(name: string, parts: Partial<Backend> = {}): Backend {
 }
 
 function configuration(backends: Backend[]): Configuration {
-  return { servers: [], backends, certificates: [], defaultCertificate: undefined, defaultBackend: undefined, settings: DEFAULT_SETTINGS };
+  return {
+    servers: [],
+    backends,
+    certificates: [],
+    secretFiles: [],
+    defaultCertificate: undefined,
+    defaultBackend: undefined,
+    settings: DEFAULT_SETTINGS,
+  };
 }
 
 const liveBackends = (backends: Backend[]): unknown => JSON.parse(liveStateOf(configuration(backends), new Set()).backends);

@@ -47,6 +47,7 @@ test('createPrefixDirs opens the way to tmp/ for workers and keeps certs/ privat
   assert.equal(mode(join(layout.prefix, 'logs')), 0o755);
   assert.equal(mode(join(layout.prefix, 'conf')), 0o755);
   assert.equal(mode(layout.certificateDir), 0o700);
+  assert.equal(mode(layout.secretFileDir), 0o700);
   assert.equal(mode(layout.socketDir), 0o755);
   await createPrefixDirs(layout); // again: nothing to do, nothing fails
 });

@@ -15,6 +15,7 @@ test('no ConfigMap, or an empty one: the defaults', () => {
 test('every field is read from its ingress-nginx key', () => {
   const { settings, problems, unknownKeys } = parseGlobalSettings({
     'allow-snippet-annotations': 'true',
+    'allow-cross-namespace-resources': 'true',
     'annotations-risk-level': 'Critical',
     'annotation-value-word-blocklist': 'load_module, _by_lua ,,alias,"',
     'server-tokens': 'true',
@@ -60,6 +61,7 @@ test('every field is read from its ingress-nginx key', () => {
   assert.deepEqual(unknownKeys, []);
   assert.deepEqual(settings, {
     allowSnippetAnnotations: true,
+    allowCrossNamespaceResources: true,
     annotationsRiskLevel: 'Critical',
     annotationValueWordBlocklist: ['load_module', '_by_lua', 'alias', '"'],
     serverTokens: true,

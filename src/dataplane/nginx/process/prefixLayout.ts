@@ -36,6 +36,8 @@ export interface PrefixLayout {
   readonly temp: TempDirs;
   /** Certificates and keys, readable by Portico and the nginx master only (mode 0700). */
   readonly certificateDir: string;
+  /** Configuration.secretFiles (CA bundles, CRLs, backend client keys): the master reads them at load, nothing else may (0700, files 0600). */
+  readonly secretFileDir: string;
   /** The unix sockets nginx listens on; emptied before each master starts (see clearSocketDir). */
   readonly socketDir: string;
   /** The no-endpoints server's socket: the balancer's peer for a backend without endpoints (lua/README.md). */
@@ -89,6 +91,7 @@ export function prefixLayout(prefix: string): PrefixLayout {
       scgi: join(tempDir, 'scgi'),
     },
     certificateDir: join(root, 'certs'),
+    secretFileDir: join(root, 'secrets'),
     socketDir,
     noEndpointsSocket,
     controllerSocketDir,
@@ -114,6 +117,7 @@ export async function createPrefixDirs(layout: PrefixLayout): Promise<void> {
     [join(layout.prefix, 'logs'), 0o755],
     [layout.tempDir, 0o755],
     [layout.certificateDir, 0o700],
+    [layout.secretFileDir, 0o700],
     // Workers connect to the sockets here (nginx makes each one 0666).
     [layout.socketDir, 0o755],
     // nginx makes its sockets 0666: only this folder keeps the configuration server the controller's.

@@ -37,6 +37,8 @@ export interface RenderPaths {
    * and what a handshake keeps when no pushed certificate applies (lua/README.md).
    */
   readonly fakeCertificate: string;
+  /** The folder of Configuration.secretFiles, each named by its id (secretFilePath). */
+  readonly secretFiles: string;
   readonly mimeTypes: string;
   /** The unix socket of the server answering 503 for a backend without endpoints (lua/README.md). */
   readonly noEndpointsSocket: string;
@@ -83,6 +85,12 @@ export interface RenderContext {
   readonly selfEndpoints: SelfEndpoints;
 }
 
+/** Where nginx reads the SecretFile `id` (a literal path: the master loads it, never a worker). */
+export function secretFilePath(context: RenderContext, id: string): string {
+  if (!/^[a-z0-9.-]+$/.test(id)) throw new Error(`not a secret file id: ${JSON.stringify(id)}`);
+  return posix.join(context.paths.secretFiles, id);
+}
+
 export const DEFAULT_MODULES_DIR = '/usr/share/nginx/modules';
 export const DEFAULT_LIVE_STATE_MEMORY = '64m';
 
@@ -118,6 +126,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
         scgi: under('temp', 'scgi'),
       },
       fakeCertificate: under('fake-certificate.pem'),
+      secretFiles: under('secrets'),
       mimeTypes: '/etc/nginx/mime.types',
       noEndpointsSocket: under('run', 'no-endpoints.sock'),
       configurationSocket: under('run', 'controller', 'configuration.sock'),

@@ -106,6 +106,7 @@ export function configuration(
     servers: parts.servers ?? [],
     backends: parts.backends ?? [],
     certificates: parts.certificates ?? [],
+    secretFiles: parts.secretFiles ?? [],
     defaultCertificate: parts.defaultCertificate,
     defaultBackend: parts.defaultBackend,
     settings: { ...DEFAULT_SETTINGS, ...parts.settings },

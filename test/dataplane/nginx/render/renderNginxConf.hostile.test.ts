@@ -119,6 +119,7 @@ function withoutLiveState(config: Configuration): Configuration {
     servers: config.servers.map((host) => ({ ...host, certificate: undefined })),
     backends: config.backends.map((entry) => ({ ...entry, endpoints: [] })),
     certificates: [],
+    secretFiles: [],
     defaultCertificate: undefined,
   };
 }

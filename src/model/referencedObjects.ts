@@ -1,0 +1,30 @@
+// Annotations that name a Secret or ConfigMap (auth-secret, auth-tls-secret,
+// proxy-ssl-secret, auth-proxy-set-headers...) are parsed from the Ingress
+// alone; what they name is looked up here, once per Ingress per model run, so
+// that an edit to the object reaches nginx without an edit to the Ingress.
+// Each such group adds one resolver: it turns its reference into the material
+// (or into a refusal of that location, with a problem on the Ingress: a
+// missing or unreadable object never leaves a location open).
+import type { ModelInput } from './buildConfiguration.js';
+import type { SecretFileSet } from './secretFiles.js';
+import type { GlobalSettings } from './settings/globalSettings.js';
+import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
+
+export interface ReferenceContext {
+  ingress: IngressRef;
+  lookup: ModelInput['lookup'];
+  settings: GlobalSettings;
+  /** Where material nginx must read from a file goes. */
+  secretFiles: SecretFileSet;
+  problems: IngressProblem[];
+}
+
+/** A resolver of one annotation group: its part of `annotations` with what it names looked up. */
+export type ReferenceResolver = (annotations: LocationAnnotations, context: ReferenceContext) => LocationAnnotations;
+
+/** One per annotation group that names another object; each sees the previous one's result. */
+const RESOLVERS: readonly ReferenceResolver[] = [];
+
+export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {
+  return RESOLVERS.reduce((resolved, resolver) => resolver(resolved, context), annotations);
+}
