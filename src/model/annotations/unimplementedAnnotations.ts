@@ -82,6 +82,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // proxy tuning
       'proxy-buffer-size': 'Low',
       'proxy-buffers-number': 'Low',
+      'proxy-busy-buffers-size': 'Low',
       'proxy-request-buffering': 'Low',
       'proxy-max-temp-file-size': 'Low',
       'proxy-http-version': 'Low',
