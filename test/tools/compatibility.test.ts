@@ -38,12 +38,13 @@ function sources(overrides: Partial<CompatibilitySources> = {}): CompatibilitySo
     ['a-old-name', { kind: 'implemented', risk: 'Medium', definition: definition('b-done'), isAlias: true }],
     ['raw', { kind: 'snippet', risk: 'Critical', definition: definition('raw') }],
     ['raw-later', { kind: 'snippet', risk: 'Critical' }],
-    ['guard', { kind: 'unimplemented', risk: 'High', unsafeToIgnore: 'ignoring it would fail open' }],
-    ['nicety', { kind: 'unimplemented', risk: 'Low', unsafeToIgnore: undefined }],
+    ['guard', { kind: 'unimplemented', risk: 'High', unsafeToIgnore: 'ignoring it would fail open', missingModule: undefined }],
+    ['nicety', { kind: 'unimplemented', risk: 'Low', unsafeToIgnore: undefined, missingModule: undefined }],
+    ['tracing', { kind: 'unimplemented', risk: 'Low', unsafeToIgnore: undefined, missingModule: 'Tracing' }],
   ]);
   return {
     annotations,
-    annotationSections: { zeta: ['nicety', 'guard'], alpha: ['raw-later', 'raw', 'b-done', 'a-old-name'] },
+    annotationSections: { zeta: ['tracing', 'nicety', 'guard'], alpha: ['raw-later', 'raw', 'b-done', 'a-old-name'] },
     configMapKeys: [
       { key: 'plain', type: 'bool', default: 'false' },
       { key: 'tuned', type: 'string', default: 'a b' },
@@ -63,13 +64,14 @@ function sources(overrides: Partial<CompatibilitySources> = {}): CompatibilitySo
 test('each registry entry renders its state, sections and names sorted', () => {
   const text = renderCompatibility(sources());
   const rows = text.split('\n').filter((line) => line.startsWith('| `'));
-  assert.deepEqual(rows.slice(0, 6), [
+  assert.deepEqual(rows.slice(0, 7), [
     '| `a-old-name` | yes | Medium | deprecated alias of `b-done` |',
     '| `b-done` | yes | Medium |  |',
     '| `raw` | snippet | Critical |  |',
     '| `raw-later` | no — snippet, ignored once admitted | Critical |  |',
     '| `guard` | no — refused | High | ignoring it would fail open |',
     '| `nicety` | no — ignored with a warning | Low |  |',
+    "| `tracing` | no — needs a module Debian's nginx lacks | Low | Debian's nginx has no Tracing module |",
   ]);
   assert.ok(text.indexOf('### alpha') < text.indexOf('### zeta'));
 });
@@ -103,7 +105,8 @@ test('the summary counts each state', () => {
     .split('\n')
     .filter((line) => line.startsWith('- annotations:') || line.startsWith('- ConfigMap keys:') || line.startsWith('- flags'));
   assert.deepEqual(summary, [
-    '- annotations: 2 of 6 `yes`; 1 `no — ignored with a warning`, 1 `no — refused`, 1 `no — snippet, ignored once admitted`, 1 `snippet`',
+    "- annotations: 2 of 7 `yes`; 1 `no — ignored with a warning`, 1 `no — needs a module Debian's nginx lacks`, 1 `no — refused`, " +
+      '1 `no — snippet, ignored once admitted`, 1 `snippet`',
     "- ConfigMap keys: 2 of 4 `yes`; 1 `no`, 1 `no — needs a module Debian's nginx lacks`",
     "- flags of ingress-nginx (with klog's `-v`): 2 of 3 `yes`; 1 `no — accepted, ignored with a warning`; and 1 of Portico's own",
   ]);
@@ -112,7 +115,11 @@ test('the summary counts each state', () => {
 test('a name in the registry but in no section, or in a section but not in the registry, is an error', () => {
   const withStray = sources();
   assert.throws(
-    () => renderCompatibility({ ...withStray, annotationSections: { alpha: ['raw', 'raw-later', 'b-done', 'a-old-name', 'guard'] } }),
+    () =>
+      renderCompatibility({
+        ...withStray,
+        annotationSections: { alpha: ['raw', 'raw-later', 'b-done', 'a-old-name', 'guard', 'tracing'] },
+      }),
     /annotations not in any section of ingressNginxAnnotations\.ts: nicety/,
   );
   assert.throws(

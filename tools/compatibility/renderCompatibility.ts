@@ -25,8 +25,11 @@ export interface CompatibilitySources {
   flagDefault: (definition: FlagDefinition) => string | undefined;
 }
 
+const NEEDS_MODULE = "no — needs a module Debian's nginx lacks";
+
 /** What Portico does with an annotation; the words of the tables' "Portico" column. */
-export type AnnotationState = 'yes' | 'snippet' | 'no — snippet, ignored once admitted' | 'no — refused' | 'no — ignored with a warning';
+export type AnnotationState =
+  'yes' | 'snippet' | 'no — snippet, ignored once admitted' | 'no — refused' | 'no — ignored with a warning' | typeof NEEDS_MODULE;
 
 interface AnnotationRow {
   name: string;
@@ -47,9 +50,11 @@ export function annotationRow(name: string, known: KnownAnnotation): AnnotationR
     case 'snippet':
       return { name, state: known.definition ? 'snippet' : 'no — snippet, ignored once admitted', risk: known.risk, note: '' };
     case 'unimplemented':
-      return known.unsafeToIgnore === undefined
-        ? { name, state: 'no — ignored with a warning', risk: known.risk, note: '' }
-        : { name, state: 'no — refused', risk: known.risk, note: known.unsafeToIgnore };
+      if (known.unsafeToIgnore !== undefined) return { name, state: 'no — refused', risk: known.risk, note: known.unsafeToIgnore };
+      if (known.missingModule !== undefined) {
+        return { name, state: NEEDS_MODULE, risk: known.risk, note: `Debian's nginx has no ${known.missingModule} module` };
+      }
+      return { name, state: 'no — ignored with a warning', risk: known.risk, note: '' };
   }
 }
 
@@ -87,6 +92,8 @@ export function renderCompatibility(sources: CompatibilitySources): string {
     '- `no — snippet, ignored once admitted`: refused as a snippet; admitted, it has no effect (with a warning).',
     '- `no — refused`: not implemented, and ignoring it would fail open, so the Ingress is refused (a `Rejected` Event).',
     '- `no — ignored with a warning`: not implemented; the Ingress is served without it (an `AnnotationWarning` Event).',
+    "- `no — needs a module Debian's nginx lacks`: Portico cannot implement it on the nginx it runs; ignored with a",
+    '  warning that says so.',
     '',
     ...annotations.flatMap(([section, rows]) => [
       `### ${section}`,
@@ -146,8 +153,6 @@ function annotationSections(sources: CompatibilitySources): [string, AnnotationR
 }
 
 type ConfigMapState = 'yes' | 'no' | typeof NEEDS_MODULE;
-
-const NEEDS_MODULE = "no — needs a module Debian's nginx lacks";
 
 function configMapRows(sources: CompatibilitySources) {
   const ingressNginx = new Map(sources.configMapKeys.map((key) => [key.key, key]));

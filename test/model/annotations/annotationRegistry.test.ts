@@ -94,3 +94,12 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(unsafe(name), false, name);
   }
 });
+
+test("the OpenTelemetry annotations need a module Debian's nginx lacks", () => {
+  const needingModule = [...KNOWN_ANNOTATIONS].filter(([, known]) => known.kind === 'unimplemented' && known.missingModule !== undefined);
+  assert.deepEqual(needingModule.map(([name]) => name).sort(), [
+    'enable-opentelemetry',
+    'opentelemetry-operation-name',
+    'opentelemetry-trust-incoming-span',
+  ]);
+});
