@@ -28,7 +28,7 @@ export interface CompatibilitySources {
 const NEEDS_MODULE = "no — needs a module Debian's nginx lacks";
 
 /** What Portico does with an annotation; the words of the tables' "Portico" column. */
-export type AnnotationState =
+type AnnotationState =
   'yes' | 'snippet' | 'no — snippet, ignored once admitted' | 'no — refused' | 'no — ignored with a warning' | typeof NEEDS_MODULE;
 
 interface AnnotationRow {
@@ -38,7 +38,7 @@ interface AnnotationRow {
   note: string;
 }
 
-export function annotationRow(name: string, known: KnownAnnotation): AnnotationRow {
+function annotationRow(name: string, known: KnownAnnotation): AnnotationRow {
   switch (known.kind) {
     case 'implemented':
       return {
