@@ -165,20 +165,26 @@ function commanderOption(definition: FlagDefinition): Option {
 
 /** pflag's "(default …)" help suffix, which it leaves out for zero values. */
 function defaultNote(definition: FlagDefinition): string {
+  const text = flagDefaultText(definition);
+  return text === undefined ? '' : ` (default ${text})`;
+}
+
+/** A flag's default as pflag's help writes it, or undefined for a zero value (which pflag does not write). */
+export function flagDefaultText(definition: FlagDefinition): string | undefined {
   switch (definition.kind) {
     case 'string':
-      return definition.default === '' ? '' : ` (default "${definition.default}")`;
+      return definition.default === '' ? undefined : `"${definition.default}"`;
     case 'bool':
     case 'int':
     case 'uint32':
     case 'float':
     case 'ip':
-      return definition.default ? ` (default ${definition.default})` : '';
+      return definition.default ? `${definition.default}` : undefined;
     case 'duration':
-      return definition.default === 0 ? '' : ` (default ${formatDuration(definition.default)})`;
+      return definition.default === 0 ? undefined : formatDuration(definition.default);
     case 'stringList':
     case 'floatList':
-      return definition.default.length === 0 ? '' : ` (default [${definition.default.join(',')}])`;
+      return definition.default.length === 0 ? undefined : `[${definition.default.join(',')}]`;
   }
 }
 

@@ -43,7 +43,7 @@ export type KnownAnnotation =
   | { kind: 'implemented'; risk: RiskLevel; definition: AnnotationDefinition<unknown>; isAlias: boolean }
   /** `definition`: the implemented ones; the others are ignored once admitted. */
   | { kind: 'snippet'; risk: RiskLevel; definition?: AnnotationDefinition<unknown> }
-  | { kind: 'unimplemented'; risk: RiskLevel; unsafeToIgnore: string | undefined };
+  | { kind: 'unimplemented'; risk: RiskLevel; unsafeToIgnore: string | undefined; missingModule: string | undefined };
 
 function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
   const registry = new Map<string, KnownAnnotation>();
@@ -64,8 +64,8 @@ function buildRegistry(): ReadonlyMap<string, KnownAnnotation> {
     }
   }
   for (const name of SNIPPET_ANNOTATIONS) if (!registry.has(name)) declare(name, { kind: 'snippet', risk: SNIPPET_RISK });
-  for (const { risks, unsafeToIgnore } of UNIMPLEMENTED_ANNOTATION_GROUPS) {
-    for (const [name, risk] of Object.entries(risks)) declare(name, { kind: 'unimplemented', risk, unsafeToIgnore });
+  for (const { risks, unsafeToIgnore, missingModule } of UNIMPLEMENTED_ANNOTATION_GROUPS) {
+    for (const [name, risk] of Object.entries(risks)) declare(name, { kind: 'unimplemented', risk, unsafeToIgnore, missingModule });
   }
   return registry;
 }

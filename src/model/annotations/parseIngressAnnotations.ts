@@ -119,9 +119,11 @@ function judgeAnnotation(name: string, rawValue: string, settings: GlobalSetting
       }
       return accept(known.definition, false, value);
     case 'unimplemented':
-      return known.unsafeToIgnore === undefined
-        ? { kind: 'ignored', reason: 'not implemented yet, ignored' }
-        : { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
+      if (known.unsafeToIgnore !== undefined) return { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
+      if (known.missingModule !== undefined) {
+        return { kind: 'ignored', reason: `Debian's nginx has no ${known.missingModule} module, so Portico cannot apply it; ignored` };
+      }
+      return { kind: 'ignored', reason: 'not implemented yet, ignored' };
     case 'implemented':
       return accept(known.definition, known.isAlias, value);
   }

@@ -3,12 +3,15 @@
 // the risk gate refuses what ingress-nginx refuses even before they exist here.
 // Most are ignored with a warning. Those whose absence would let through
 // requests that ingress-nginx refuses are refused instead: ignoring them would
-// fail open.
+// fail open. Those Debian's nginx has no module for are ignored with a warning
+// that says so: Portico cannot implement them on the nginx it runs.
 import type { RiskLevel } from '../settings/globalSettings.js';
 
 export interface UnimplementedAnnotationGroup {
   /** Set when ignoring the annotation would fail open: the Ingress is refused, with this reason. */
   unsafeToIgnore?: string;
+  /** Set when Debian's nginx has no module for the annotation (the name of the module's feature). */
+  missingModule?: string;
   risks: Readonly<Record<string, RiskLevel>>;
 }
 
@@ -82,6 +85,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // proxy tuning
       'proxy-buffer-size': 'Low',
       'proxy-buffers-number': 'Low',
+      'proxy-busy-buffers-size': 'Low',
       'proxy-request-buffering': 'Low',
       'proxy-max-temp-file-size': 'Low',
       'proxy-http-version': 'Low',
@@ -129,16 +133,18 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'mirror-target': 'High',
       'mirror-host': 'High',
       'mirror-request-body': 'Low',
-      // logs and telemetry
+      // logs
       'enable-access-log': 'Low',
       'enable-rewrite-log': 'Low',
-      'enable-opentelemetry': 'Low',
-      'opentelemetry-trust-incoming-span': 'Low',
-      'opentelemetry-operation-name': 'Medium',
       // FastCGI and HTTP/2 push
       'fastcgi-index': 'Medium',
       'fastcgi-params-configmap': 'Medium',
       'http2-push-preload': 'Low',
     },
+  },
+  {
+    // Debian 12 packages no OpenTelemetry module for nginx (ingress-nginx builds its own).
+    missingModule: 'OpenTelemetry',
+    risks: { 'enable-opentelemetry': 'Low', 'opentelemetry-trust-incoming-span': 'Low', 'opentelemetry-operation-name': 'Medium' },
   },
 ];

@@ -150,7 +150,8 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   },
 };
 
-const FIELD_BY_KEY: ReadonlyMap<string, keyof GlobalSettings> = new Map(
+/** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
+export const FIELD_BY_KEY: ReadonlyMap<string, keyof GlobalSettings> = new Map(
   (Object.keys(SETTING_SPECS) as (keyof GlobalSettings)[]).map((field) => [SETTING_SPECS[field].key, field]),
 );
 

@@ -1,13 +1,28 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KNOWN_ANNOTATIONS } from '../../../src/model/annotations/annotationRegistry.js';
+import { INGRESS_NGINX_ANNOTATION_SECTIONS } from '../../../src/model/annotations/ingressNginxAnnotations.js';
+import { loadChecklist } from '../../support/compatibilityChecklist.js';
 
-test('the registry knows all of ingress-nginx v1.15: 136 names plus 2 deprecated aliases', () => {
-  assert.equal(KNOWN_ANNOTATIONS.size, 138);
+test('the registry knows all of ingress-nginx v1.15: 136 names, 2 deprecated aliases and session-cookie-partitioned', () => {
+  assert.equal(KNOWN_ANNOTATIONS.size, 139);
   const perRisk = new Map<string, number>();
   for (const { risk } of KNOWN_ANNOTATIONS.values()) perRisk.set(risk, (perRisk.get(risk) ?? 0) + 1);
-  // annotations-risk.md counts (5 Critical, 10 High, 45 Medium, 76 Low) plus the aliases (one Medium, one Low).
-  assert.deepEqual(Object.fromEntries(perRisk), { Critical: 5, High: 10, Medium: 46, Low: 77 });
+  // annotations-risk.md counts (5 Critical, 10 High, 45 Medium, 76 Low), the aliases (one Medium, one Low)
+  // and session-cookie-partitioned (Low).
+  assert.deepEqual(Object.fromEntries(perRisk), { Critical: 5, High: 10, Medium: 46, Low: 78 });
+});
+
+test('the registry holds exactly the names of ingress-nginx annotations, each in one section', () => {
+  const listed = Object.values(INGRESS_NGINX_ANNOTATION_SECTIONS).flat();
+  assert.equal(new Set(listed).size, listed.length, 'a name listed in two sections');
+  assert.deepEqual([...KNOWN_ANNOTATIONS.keys()].sort(), listed.sort());
+});
+
+const { checklist, skip } = loadChecklist();
+
+test("the annotation sections are the compatibility checklist's", { skip }, () => {
+  assert.deepEqual(INGRESS_NGINX_ANNOTATION_SECTIONS, checklist?.annotationSections);
 });
 
 test('implemented annotations carry ingress-nginx risk levels', () => {
@@ -78,4 +93,13 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {
     assert.equal(unsafe(name), false, name);
   }
+});
+
+test("the OpenTelemetry annotations need a module Debian's nginx lacks", () => {
+  const needingModule = [...KNOWN_ANNOTATIONS].filter(([, known]) => known.kind === 'unimplemented' && known.missingModule !== undefined);
+  assert.deepEqual(needingModule.map(([name]) => name).sort(), [
+    'enable-opentelemetry',
+    'opentelemetry-operation-name',
+    'opentelemetry-trust-incoming-span',
+  ]);
 });

@@ -112,6 +112,14 @@ test('an ingress-nginx annotation not implemented yet is ignored with a warning'
   ]);
 });
 
+test("an annotation that needs a module Debian's nginx lacks is ignored with a warning naming the module", () => {
+  const { value, warnings } = accepted({ 'enable-opentelemetry': 'true' });
+  assert.deepEqual(value, DEFAULT_ANNOTATIONS);
+  assert.deepEqual(warnings, [
+    `annotation ${PREFIX}/enable-opentelemetry: Debian's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored`,
+  ]);
+});
+
 test('an unimplemented annotation whose absence would fail open refuses the Ingress', () => {
   assertRefusedWith({ 'auth-type': 'basic' }, [`${PREFIX}/auth-type`, 'not implemented yet', 'without the authentication']);
   assertRefusedWith({ 'auth-url': 'https://auth.example/check' }, ['without the authentication']);

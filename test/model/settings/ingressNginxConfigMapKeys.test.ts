@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { INGRESS_NGINX_CONFIGMAP_KEYS } from '../../../src/model/settings/ingressNginxConfigMapKeys.js';
+import { FIELD_BY_KEY } from '../../../src/model/settings/parseGlobalSettings.js';
+import { loadChecklist } from '../../support/compatibilityChecklist.js';
+
+const keys = INGRESS_NGINX_CONFIGMAP_KEYS.map(({ key }) => key);
+
+test("configmap.md's 192 keys, each once", () => {
+  assert.equal(keys.length, 192);
+  assert.equal(new Set(keys).size, keys.length);
+});
+
+test('every key Portico implements is an ingress-nginx key', () => {
+  assert.deepEqual(
+    [...FIELD_BY_KEY.keys()].filter((key) => !keys.includes(key)),
+    [],
+  );
+});
+
+const { checklist, skip } = loadChecklist();
+
+test("the compatibility checklist's keys, and the two configmap.md documents that it leaves out", { skip }, () => {
+  assert.deepEqual(
+    keys.filter((key) => !checklist?.configMapKeys.includes(key)),
+    ['server-name-hash-bucket-size', 'ssl-session-ticket-key'],
+  );
+  assert.deepEqual(
+    checklist?.configMapKeys.filter((key) => !keys.includes(key)),
+    [],
+  );
+});
