@@ -90,25 +90,64 @@ function certificateProblem(der: Buffer): string | undefined {
 }
 
 /**
- * Node cannot parse CRLs, so their DER structure is checked (RFC 5280's
- * CertificateList: a SEQUENCE of the TBS SEQUENCE, the algorithm SEQUENCE and
- * the signature BIT STRING, nothing after it); nginx's OpenSSL reads the rest.
+ * Node cannot parse CRLs, so their DER structure is checked as far as it
+ * tells a CRL from anything else (RFC 5280's CertificateList: a SEQUENCE of
+ * the TBSCertList, the algorithm and the signature BIT STRING, nothing after
+ * it; the TBSCertList starting with an optional INTEGER version, the
+ * signature algorithm, the issuer and a time, where a certificate's TBS has
+ * its validity SEQUENCE); nginx's OpenSSL reads the rest.
  */
 function crlProblem(der: Buffer): string | undefined {
-  const outer = readTlv(der, 0);
-  if (outer === undefined || outer.tag !== 0x30 || outer.end !== der.length) return 'not a DER CertificateList';
-  const expected = [0x30, 0x30, 0x03];
-  let at = outer.contentStart;
-  for (const tag of expected) {
-    const element = readTlv(der, at);
-    if (element === undefined || element.tag !== tag || element.end > outer.end) return 'not a DER CertificateList';
-    at = element.end;
+  const list = sequenceOf(der, 0, der.length, [SEQUENCE, SEQUENCE, BIT_STRING]);
+  const tbs = list?.[0];
+  if (list === undefined || list.end !== der.length || tbs === undefined) return 'not a DER CertificateList';
+  const version = readTlv(der, tbs.contentStart);
+  const fields = version?.tag === INTEGER ? version.end : tbs.contentStart;
+  const head = sequenceOf(der, fields, tbs.end, [SEQUENCE, SEQUENCE, [UTC_TIME, GENERALIZED_TIME]], true);
+  return head === undefined ? 'not a DER CertificateList' : undefined;
+}
+
+const INTEGER = 0x02;
+const BIT_STRING = 0x03;
+const UTC_TIME = 0x17;
+const GENERALIZED_TIME = 0x18;
+const SEQUENCE = 0x30;
+
+type Tlv = { tag: number; contentStart: number; end: number };
+
+/**
+ * The elements at `at` with these tags (a list: any of them), within `limit`;
+ * for a whole SEQUENCE at `at` unless `inner` (then the elements themselves, more may follow).
+ */
+function sequenceOf(
+  der: Buffer,
+  at: number,
+  limit: number,
+  tags: ReadonlyArray<number | readonly number[]>,
+  inner = false,
+): (Tlv[] & { end: number }) | undefined {
+  let position = at;
+  let end = limit;
+  if (!inner) {
+    const outer = readTlv(der, at);
+    if (outer === undefined || outer.tag !== SEQUENCE || outer.end > limit) return undefined;
+    position = outer.contentStart;
+    end = outer.end;
   }
-  return at === outer.end ? undefined : 'not a DER CertificateList';
+  const elements: Tlv[] = [];
+  for (const tag of tags) {
+    const element = readTlv(der, position);
+    const allowed = typeof tag === 'number' ? [tag] : tag;
+    if (element === undefined || !allowed.includes(element.tag) || element.end > end) return undefined;
+    elements.push(element);
+    position = element.end;
+  }
+  if (!inner && position !== end) return undefined;
+  return Object.assign(elements, { end });
 }
 
 /** One DER tag-length-value at `at` (definite lengths of at most 4 bytes). */
-function readTlv(der: Buffer, at: number): { tag: number; contentStart: number; end: number } | undefined {
+function readTlv(der: Buffer, at: number): Tlv | undefined {
   const tag = der[at];
   const first = der[at + 1];
   if (tag === undefined || first === undefined) return undefined;
