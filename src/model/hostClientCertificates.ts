@@ -6,7 +6,7 @@
 // requests instead (ingress-nginx's server-wide AuthTLSError), so no location
 // is ever served without the verification one of its Ingresses asked for.
 import type { DraftLocation } from './locations.js';
-import type { HostClientCertificates, Server } from './types.js';
+import type { ClientCertificateAnnotations, HostClientCertificates, Server } from './types.js';
 
 /** `{ clientCertificates }` for a server with these draft locations (in Ingress age order), or `{}`. */
 export function hostClientCertificates(locations: readonly DraftLocation[]): Pick<Server, 'clientCertificates'> {
@@ -17,8 +17,14 @@ export function hostClientCertificates(locations: readonly DraftLocation[]): Pic
     const material = wanted?.material;
     if (ingress === undefined || wanted === undefined || material === undefined) continue;
     if ('refused' in material) return { clientCertificates: { ingress, refused: material.refused } };
-    const { material: _material, ...verify } = wanted;
-    chosen ??= { ingress, verify, caFile: material.caFile, crlFile: material.crlFile };
+    chosen ??= { ingress, verify: withoutMaterial(wanted), caFile: material.caFile, crlFile: material.crlFile };
   }
   return chosen === undefined ? {} : { clientCertificates: chosen };
+}
+
+/** The annotations as the host applies them: the material is the host's own fields. */
+function withoutMaterial(annotations: ClientCertificateAnnotations): ClientCertificateAnnotations {
+  const verify = { ...annotations };
+  delete verify.material;
+  return verify;
 }
