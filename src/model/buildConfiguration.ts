@@ -9,6 +9,7 @@ import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { hostClientCertificates } from './hostClientCertificates.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
@@ -136,6 +137,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       tls: server.tls !== undefined,
       certificate: serverCertificate(server, input, certificates, problems),
       locations: finalizeLocations(server.hostname, server.locations, problems),
+      ...hostClientCertificates(server.locations),
     }));
 
   return {

@@ -2,6 +2,7 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
 /** How a location matches request paths. */
@@ -47,7 +48,39 @@ export interface LocationAnnotations {
    * they are; only when the ConfigMap admits snippets (allow-snippet-annotations, risk level Critical).
    */
   configurationSnippet?: string;
+  /** `auth-tls-*`: client certificates; the host's choice among its Ingresses is Server.clientCertificates. */
+  clientCertificates?: ClientCertificateAnnotations;
 }
+
+/** nginx's ssl_verify_client modes, as ingress-nginx's auth-tls-verify-client. */
+export type ClientVerification = 'on' | 'off' | 'optional' | 'optional_no_ca';
+
+/** One Ingress's `auth-tls-*` annotations. */
+export interface ClientCertificateAnnotations {
+  /** `auth-tls-secret`: `ca.crt` (the CAs a client certificate must chain to) and optionally `ca.crl`. */
+  secret: ObjectReference;
+  verifyClient: ClientVerification;
+  /** `auth-tls-verify-depth`. */
+  verifyDepth: number;
+  /** `auth-tls-error-page`: an http(s) URL or a path answering requests that failed verification instead of 400. */
+  errorPage: string | undefined;
+  /** `auth-tls-pass-certificate-to-upstream`: the URL-encoded PEM in the `ssl-client-cert` header. */
+  passCertificateToUpstream: boolean;
+  /** `auth-tls-match-cn`: a regex (`CN=...`) the subject DN must match, else 403. */
+  matchCn: string | undefined;
+  /** Set by the model from the Secret (clientCertificateSecret.ts). */
+  material?: ClientCertificateMaterial;
+}
+
+/** The SecretFile ids nginx verifies with, or why the Secret cannot be used (the host then refuses every request). */
+export type ClientCertificateMaterial = { caFile: string; crlFile: string | undefined } | { refused: string };
+
+/** How a host verifies client certificates: its oldest Ingress's auth-tls-* with usable material, or refusal. */
+export type HostClientCertificates = { ingress: IngressRef } & (
+  | { verify: ClientCertificateAnnotations; caFile: string; crlFile: string | undefined }
+  /** An Ingress of the host names an unusable Secret: every request to the host gets 503, never an unverified answer. */
+  | { refused: string }
+);
 
 /**
  * An Ingress's annotations, split by where they take effect. Only `location`
@@ -165,6 +198,8 @@ export interface Server {
   tls: boolean;
   /** Locations in the order nginx must see them (regex locations are first-match). */
   locations: Location[];
+  /** `auth-tls-*` for the whole host (hostClientCertificates.ts); absent: no client certificates asked for. */
+  clientCertificates?: HostClientCertificates;
 }
 
 export interface Endpoint {

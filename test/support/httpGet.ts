@@ -16,6 +16,10 @@ export interface HttpGetOptions {
   headers?: Record<string, string>;
   body?: string;
   timeoutMs?: number;
+  /** HTTPS: a client certificate to present (mTLS). */
+  clientCertificate?: { certificatePem: string; keyPem: string };
+  /** HTTPS: a TLS server name other than `host`. */
+  servername?: string;
 }
 
 export interface HttpResult {
@@ -39,7 +43,13 @@ export function httpGet(options: HttpGetOptions): Promise<HttpResult> {
         agent: false,
         timeout: options.timeoutMs ?? 5000,
         ...(options.https
-          ? { servername: options.host && !/^[\d.]+$/.test(options.host) ? options.host : '', rejectUnauthorized: false }
+          ? {
+              servername: options.servername ?? (options.host && !/^[\d.]+$/.test(options.host) ? options.host : ''),
+              rejectUnauthorized: false,
+              ...(options.clientCertificate
+                ? { cert: options.clientCertificate.certificatePem, key: options.clientCertificate.keyPem }
+                : {}),
+            }
           : {}),
       },
       (response) => {

@@ -46,9 +46,18 @@ export function pendingRoutes(configuration: Configuration, servedHosts: Readonl
   return { hosts };
 }
 
-/** A plain host name: not the catch-all, not a wildcard, no TLS. */
+/**
+ * A plain host name: not the catch-all, not a wildcard, no TLS, no client
+ * certificates (the catch-all server would answer its HTTPS requests without verifying them).
+ */
 function qualifies(server: Server): boolean {
-  return server.hostname !== CATCH_ALL && !server.hostname.startsWith('*.') && !server.tls && server.certificate === undefined;
+  return (
+    server.hostname !== CATCH_ALL &&
+    !server.hostname.startsWith('*.') &&
+    !server.tls &&
+    server.certificate === undefined &&
+    server.clientCertificates === undefined
+  );
 }
 
 /**

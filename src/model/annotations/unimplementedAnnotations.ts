@@ -39,13 +39,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'auth-keepalive-requests': 'Low',
       'auth-keepalive-timeout': 'Low',
       'auth-keepalive-share-vars': 'Low',
-      // client certificates
-      'auth-tls-secret': 'Medium',
-      'auth-tls-verify-client': 'Medium',
-      'auth-tls-verify-depth': 'Low',
-      'auth-tls-error-page': 'High',
-      'auth-tls-pass-certificate-to-upstream': 'Low',
-      'auth-tls-match-cn': 'High',
     },
   },
   {

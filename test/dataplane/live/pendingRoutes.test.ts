@@ -89,3 +89,29 @@ test("the defaults compared against are the ConfigMap's, not ingress-nginx's", (
   const config = configuration({ servers: [server('_', []), host], backends: [web], settings: { proxyBodySize: '8m' } });
   assert.deepEqual(Object.keys(pendingRoutes(config, new Set()).hosts), ['h.example.com']);
 });
+
+test('a host with client certificates (auth-tls-*) waits for its own server block: the catch-all verifies nothing', () => {
+  const plain = server('plain.example.com', [location('/', 'prefix', web.name)]);
+  const verified = { ingress: ingressRef('shop', 'web'), caFile: 'shop-ca-ca-0123456789abcdef.pem', crlFile: undefined };
+  const verify = {
+    secret: { namespace: undefined, name: 'ca' },
+    verifyClient: 'on',
+    verifyDepth: 1,
+    errorPage: undefined,
+    passCertificateToUpstream: false,
+    matchCn: undefined,
+  } as const;
+  const config = configuration({
+    servers: [
+      server('_', []),
+      plain,
+      { ...server('mtls.example.com', [location('/', 'prefix', web.name)]), clientCertificates: { ...verified, verify } },
+      {
+        ...server('refused.example.com', [location('/', 'prefix', web.name)]),
+        clientCertificates: { ingress: verified.ingress, refused: 'no' },
+      },
+    ],
+    backends: [web],
+  });
+  assert.deepEqual(Object.keys(pendingRoutes(config, new Set(['_'])).hosts), ['plain.example.com']);
+});

@@ -43,6 +43,12 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'allowlist-source-range': 'Medium',
     'whitelist-source-range': 'Medium',
     'denylist-source-range': 'Medium',
+    'auth-tls-secret': 'Medium',
+    'auth-tls-verify-client': 'Medium',
+    'auth-tls-verify-depth': 'Low',
+    'auth-tls-error-page': 'High',
+    'auth-tls-pass-certificate-to-upstream': 'Low',
+    'auth-tls-match-cn': 'High',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',
@@ -87,7 +93,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-type', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {

@@ -132,6 +132,9 @@ export function luaPackagePath(directory: string): Argument {
 const KEYWORDS = [
   'on',
   'off',
+  // ssl_verify_client's other modes (auth-tls-verify-client).
+  'optional',
+  'optional_no_ca',
   'auto',
   'all',
   'default',
@@ -282,4 +285,13 @@ export function ifEquals(variable: string, value: Keyword): Argument[] {
   const name = raw.variable(variable);
   const expected = raw.keyword(value);
   return [bare(`(${name.token}`), raw.keyword('='), bare(`${expected.token})`)];
+}
+
+/**
+ * The condition of an `if` block that holds when one of Portico's variables
+ * does not match a regex (case-sensitively): `( $variable !~ "regex" )`. nginx
+ * compiles the regex as written (no variables), so it is a literal.
+ */
+export function ifNotMatches(variable: string, regex: string): Argument[] {
+  return [bare('('), raw.variable(variable), bare('!~'), literal(regex), bare(')')];
 }

@@ -10,6 +10,7 @@ import { normalizePrefix } from '../../../model/locations.js';
 import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -95,7 +96,10 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (snippet !== undefined) body.verbatim(snippet);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
-  else renderProxy(body, location, backend, scope);
+  else {
+    renderProxy(body, location, backend, scope);
+    renderClientCertificateHeaders(body, server, upstreamProtocol(location.annotations.backendProtocol).module);
+  }
 }
 
 /** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */

@@ -3,6 +3,7 @@
 import type { Server } from '../../../model/types.js';
 import { filePath, literal, raw, unixSocket, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
@@ -36,6 +37,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
     renderCertificateHook(block);
+    renderClientCertificateVerification(block, server, scope);
     if (server.tls && configuration.settings.hsts) {
       block.directive(
         'add_header',

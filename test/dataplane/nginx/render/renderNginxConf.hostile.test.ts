@@ -6,9 +6,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildNginxConf, renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
-import type { BackendProtocol, Configuration } from '../../../../src/model/types.js';
+import type {
+  BackendProtocol,
+  ClientCertificateAnnotations,
+  ClientVerification,
+  Configuration,
+  Server,
+} from '../../../../src/model/types.js';
 import { annotations, backend, certificate, configuration, ingressRef, location, server, testContext, BALANCER_HOOKS } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
+import { createClientCertificateAuthority } from '../../../support/clientCertificateAuthority.js';
 import { matchLimited } from '../../../../src/dataplane/nginx/render/regex.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, servers, skeleton } from './parsedTree.js';
@@ -86,6 +93,8 @@ function scenario(values: readonly string[], regexPath: string, logFormat: strin
           ],
           { tls: true, certificate: liveOnly(value) },
         ),
+        // auth-tls-*: the error page and the CN regex are the user's strings that reach the server block.
+        clientCertificatesOf(value),
         server(`*.${value}`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
       ]),
       server('regex.example.com', [
@@ -110,6 +119,25 @@ function scenario(values: readonly string[], regexPath: string, logFormat: strin
     defaultCertificate: liveOnly(values[0] ?? ''),
     settings: { logFormatUpstream: logFormat },
   });
+}
+
+/** A CA bundle the hostile configurations name (nginx -t reads it). */
+const CA_FILE = 'hostile-ca-ca-0123456789abcdef.pem';
+
+/** A host of its own verifying client certificates with `value` as its error page and CN regex. */
+function clientCertificatesOf(value: string): Server {
+  const verify: ClientCertificateAnnotations = {
+    secret: { namespace: undefined, name: 'ca' },
+    verifyClient: 'on',
+    verifyDepth: 1,
+    errorPage: value,
+    passCertificateToUpstream: true,
+    matchCn: value,
+  };
+  return {
+    ...server(`${value}.mtls`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
+    clientCertificates: { ingress: ingressRef(value, value), verify, caFile: CA_FILE, crlFile: undefined },
+  };
 }
 
 /** The same configuration without any live state. */
@@ -184,7 +212,7 @@ describe('hostile values in user-controlled fields', () => {
         .filter((directive) => directive.args.some((arg) => arg.includes('ssl_engine') || arg.includes('/etc/passwd')))
         .map((directive) => directive.name),
     );
-    assert.deepEqual([...carriers].sort(), ['location', 'log_format', 'rewrite', 'server_name', 'set']);
+    assert.deepEqual([...carriers].sort(), ['error_page', 'if', 'location', 'log_format', 'rewrite', 'server_name', 'set']);
   });
 
   test('each hostile host, path, name and target is one whole argument where it belongs', () => {
@@ -226,6 +254,12 @@ describe('hostile values in user-controlled fields', () => {
       assert.equal(new RegExp(rewrite?.[0] ?? '').exec(`/rewrite/${value}/tail`)?.[0], `/rewrite/${value}`, 'matches the literal prefix');
       assert.equal(rewrite?.[1], asCaptureTemplate(`/$1${value}`));
 
+      const verifying = serverMatching(tree, `${value}.mtls`);
+      assert.deepEqual(argsOf(verifying, 'error_page'), [['495', '496', '=', asText(value)]]);
+      const [condition] = named(verifying.children, 'if');
+      assert.deepEqual(condition?.args, ['(', '$ssl_client_s_dn', '!~', matchLimited(value), ')']);
+      assert.deepEqual(argsOf(verifying, 'ssl_client_certificate'), [[`${context.paths.secretFiles}/${CA_FILE}`]]);
+
       const wildcard = serverMatching(tree, `label.${value}`);
       assert.ok(!new RegExp((argsOf(wildcard, 'server_name')[0]?.[0] ?? '').slice(1)).test(`a.b.${value}`), 'one label only');
       assert.deepEqual(variables(locationOf(wildcard, '/')).$namespace, asText(value));
@@ -243,7 +277,12 @@ describe('hostile values in user-controlled fields', () => {
   });
 
   test('passes nginx -t', { skip: missingNginx }, async () => {
-    await nginxSyntaxCheck(rendered, context);
+    const ca = await createClientCertificateAuthority('hostile-ca');
+    try {
+      await nginxSyntaxCheck(rendered, context, new Map([[CA_FILE, ca.caPem]]));
+    } finally {
+      await ca.close();
+    }
   });
 });
 
@@ -291,6 +330,27 @@ describe('hostile values in validated fields are refused with a clear error; liv
         backends: [backend('b', [])],
       });
       assert.equal(render(live), render(structureOnly));
+    });
+
+    test(`client certificates: SecretFile id, verify mode ${label}`, () => {
+      const verifying = clientCertificatesOf('a.example.com');
+      const withClientCertificates = (change: Partial<{ caFile: string; crlFile: string; verifyClient: ClientVerification }>) => {
+        const wanted = verifying.clientCertificates;
+        assert.ok(wanted && 'verify' in wanted);
+        const { verifyClient = wanted.verify.verifyClient, ...files } = change;
+        return configuration({
+          servers: [{ ...verifying, clientCertificates: { ...wanted, ...files, verify: { ...wanted.verify, verifyClient } } }],
+          backends: [web],
+        });
+      };
+      if (!/^[a-z0-9.-]+$/.test(value)) {
+        assert.throws(() => render(withClientCertificates({ caFile: value })), /not a secret file id/);
+        assert.throws(() => render(withClientCertificates({ crlFile: value })), /not a secret file id/);
+      }
+      // `=` is one of Portico's own keywords: the type ClientVerification is what keeps it out.
+      if (value !== '=') {
+        assert.throws(() => render(withClientCertificates({ verifyClient: value as ClientVerification })), /invalid keyword/);
+      }
     });
 
     test(`CIDR, body size, backend protocol ${label}`, () => {
