@@ -37,7 +37,7 @@ interface IngressZones {
  */
 function ingressZones(ingress: IngressRef): IngressZones {
   const id = createHash('sha256').update(`${ingress.namespace}/${ingress.name}`).digest('hex').slice(0, 16);
-  const readable = `${ingress.namespace}_${ingress.name}`.replace(/[^a-z0-9.-]/gi, '-').slice(0, 200);
+  const readable = [ingress.namespace, ingress.name].map((part) => part.replace(/[^a-z0-9.-]/gi, '-').slice(0, 100)).join('_');
   const zone = `${readable}_${id}`;
   return {
     key: `$limit_${id}`,
@@ -74,9 +74,9 @@ function limitedIngresses(configuration: Configuration): Map<string, [IngressRef
 function renderIngressZones(http: ConfigBuilder, zones: IngressZones, limits: RateLimits, configuration: Configuration): void {
   const allowlisted = limits.allowlist.length > 0;
   if (allowlisted) {
-    // geo matches $remote_addr: the client, or what the real-IP settings make of it.
+    // geo matches $remote_addr: the client, or what the real-IP settings make of it. No `default` line: the
+    // others get "" anyway, and an allowlisted 0.0.0.0/0 or ::/0 would be a duplicate of it.
     http.block('geo', [raw.variable(zones.allowlisted)], (geo) => {
-      geo.entry(raw.keyword('default'), literal('0'));
       for (const cidr of limits.allowlist) geo.entry(raw.cidr(cidr), literal('1'));
     });
   }
@@ -112,7 +112,10 @@ export function renderLocationRateLimits(body: ConfigBuilder, location: Location
       [zones.perMinute, limits.requestsPerMinute],
     ] as const;
     for (const [zone, rate] of requestZones) {
-      if (rate > 0) body.directive('limit_req', raw.zone(zone), raw.burst(rate * limits.burstMultiplier), raw.keyword('nodelay'));
+      if (!(rate > 0)) continue;
+      // nginx refuses `burst=0` (limit-burst-multiplier 0, which ingress-nginx renders as is); no burst is the same limit.
+      const burst = rate * limits.burstMultiplier;
+      body.directive('limit_req', raw.zone(zone), ...(burst > 0 ? [raw.burst(burst)] : []), raw.keyword('nodelay'));
     }
     if (limits.requestsPerSecond > 0 || limits.requestsPerMinute > 0) {
       body.directive('limit_req_status', raw.integer(settings.limitReqStatusCode));
