@@ -23,7 +23,7 @@ const ZONE_SIZE = '5m';
 interface IngressZones {
   /** The map giving each request its key in the Ingress's zones. */
   key: string;
-  /** The geo telling limit-allowlist addresses (1) from the others (0). */
+  /** The geo telling limit-allowlist addresses (1) from the others (""). */
   allowlisted: string;
   connections: string;
   perSecond: string;
