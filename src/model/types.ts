@@ -50,6 +50,29 @@ export interface LocationAnnotations {
   configurationSnippet?: string;
   /** `auth-tls-*`: client certificates; the host's choice among its Ingresses is Server.clientCertificates. */
   clientCertificates?: ClientCertificateAnnotations;
+  /** `limit-*`: undefined when nothing limits the location. */
+  limits?: RateLimits;
+}
+
+/**
+ * Rate and connection limits (rateLimitAnnotations.ts). The connection and
+ * request limits count per client key (the ConfigMap's limit-conn-zone-variable)
+ * in zones of the Ingress, shared by all its locations.
+ */
+export interface RateLimits {
+  /** `limit-connections`: concurrent connections per client; 0 = no limit. */
+  connections: number;
+  /** `limit-rps` and `limit-rpm`: requests per client and second or minute; 0 = no limit. */
+  requestsPerSecond: number;
+  requestsPerMinute: number;
+  /** `limit-burst-multiplier`: a client may go rate × this over at once (served without delay), then is refused. */
+  burstMultiplier: number;
+  /** `limit-allowlist`: client addresses and CIDRs that no limit counts. */
+  allowlist: string[];
+  /** `limit-rate`: kilobytes per second sent to the client per request; 0 = no limit. */
+  rateKilobytes: number;
+  /** `limit-rate-after`: kilobytes sent before limit-rate applies. */
+  rateAfterKilobytes: number;
 }
 
 /** nginx's ssl_verify_client modes, as ingress-nginx's auth-tls-verify-client. */

@@ -76,6 +76,8 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     backendProtocol === 'HTTP' &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
+    // The pending-route location renders no limit: a limited host served before its reload would be unlimited.
+    location.annotations.limits === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&

@@ -24,7 +24,7 @@ function isAddressOrCidr(text: string): boolean {
  * As ingress-nginx: every comma-separated entry must be valid (an empty entry
  * is not); the result is sorted and without duplicates.
  */
-function parseSourceRange(text: string): ParsedValue<string[]> {
+export function parseSourceRange(text: string): ParsedValue<string[]> {
   const entries = text.split(',').map((entry) => entry.trim());
   const invalid = entries.find((entry) => !isAddressOrCidr(entry));
   if (invalid !== undefined) return { ok: false, expected: `${EXPECTED} (${quoteValue(invalid)} is not one)` };

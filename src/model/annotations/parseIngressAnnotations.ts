@@ -92,6 +92,7 @@ export function parseIngressAnnotations(
         ipAccess: location.ipAccess.resolve(values, settings),
         ...optional('configurationSnippet', location.configurationSnippet.resolve(values, settings)),
         ...optional('clientCertificates', location.clientCertificates.resolve(values, settings)),
+        ...optional('limits', location.limits.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -42,10 +42,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
     },
   },
   {
-    unsafeToIgnore: 'ignoring it would serve the Ingress without the request limits it asks for',
-    risks: { 'limit-rps': 'Low', 'limit-rpm': 'Low', 'limit-connections': 'Low' },
-  },
-  {
     unsafeToIgnore: 'ignoring it would serve the Ingress without the web application firewall it asks for',
     risks: { 'enable-modsecurity': 'Low', 'enable-owasp-core-rules': 'Low', 'modsecurity-transaction-id': 'High' },
   },
@@ -91,12 +87,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'proxy-redirect-to': 'Medium',
       'client-body-buffer-size': 'Low',
       'connection-proxy-header': 'Low',
-      // bandwidth limits, and rate limit modifiers (no effect without limit-rps, limit-rpm or limit-connections)
-      'limit-burst-multiplier': 'Low',
-      'limit-rate': 'Low',
-      'limit-rate-after': 'Low',
-      'limit-allowlist': 'Low',
-      'limit-whitelist': 'Low',
       // access and authentication modifiers that only loosen
       satisfy: 'Low',
       'enable-global-auth': 'Low',

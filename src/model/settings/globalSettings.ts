@@ -103,6 +103,18 @@ export interface GlobalSettings {
   disableAccessLog: boolean;
   /** error-log-level */
   errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+
+  // ---- rate and connection limits (rateLimitAnnotations.ts) ----
+  /** limit-req-status-code: the status of a request limit-rps/limit-rpm refuses */
+  limitReqStatusCode: number;
+  /** limit-conn-status-code: the status of a request limit-connections refuses */
+  limitConnStatusCode: number;
+  /** limit-conn-zone-variable: what the limits count by (an nginx variable expression) */
+  limitConnZoneVariable: string;
+  /** limit-rate: kilobytes per second, the default of the annotation (0 = none) */
+  limitRate: number;
+  /** limit-rate-after: kilobytes, the default of the annotation */
+  limitRateAfter: number;
 }
 
 export const DEFAULT_LOG_FORMAT_UPSTREAM =
@@ -156,4 +168,9 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   logFormatEscapeJson: false,
   disableAccessLog: false,
   errorLogLevel: 'notice',
+  limitReqStatusCode: 503,
+  limitConnStatusCode: 503,
+  limitConnZoneVariable: '$binary_remote_addr',
+  limitRate: 0,
+  limitRateAfter: 0,
 };

@@ -8,6 +8,7 @@ import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
+import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
 import { parseSslCiphers } from './sslCiphers.js';
 import {
   describeControlCharacter,
@@ -148,6 +149,11 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
     key: 'error-log-level',
     parse: optionParser(['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg']),
   },
+  limitReqStatusCode: { key: 'limit-req-status-code', parse: parseLimitStatusCode },
+  limitConnStatusCode: { key: 'limit-conn-status-code', parse: parseLimitStatusCode },
+  limitConnZoneVariable: { key: 'limit-conn-zone-variable', parse: parseLimitZoneKey },
+  limitRate: { key: 'limit-rate', parse: parseNonNegativeInteger },
+  limitRateAfter: { key: 'limit-rate-after', parse: parseNonNegativeInteger },
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

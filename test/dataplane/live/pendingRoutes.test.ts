@@ -2,9 +2,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pendingRoutes } from '../../../src/dataplane/live/pendingRoutes.js';
+import type { RateLimits } from '../../../src/model/types.js';
 import { backend, configuration, ingressRef, location, server } from '../nginx/render/fixtures.js';
 
 const web = backend('shop-web-80', [{ address: '10.0.0.1', port: 8080 }], { namespace: 'shop', name: 'web', port: 80 });
+const RATE_LIMITED: RateLimits = {
+  connections: 0,
+  requestsPerSecond: 1,
+  requestsPerMinute: 0,
+  burstMultiplier: 5,
+  allowlist: [],
+  rateKilobytes: 0,
+  rateAfterKilobytes: 0,
+};
 const api = backend('shop-api-http', [], { namespace: 'shop', name: 'api', port: 'http' });
 
 test('a new plain host gets its routes: exact and prefix paths, backends, log variables, the generated 404 "/"', () => {
@@ -71,6 +81,7 @@ test('a host waits for its reload when any location differs from what the pendin
     bodySize: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { bodySize: '8m' } } })]),
     readTimeout: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { readTimeout: 3600 } } })]),
     buffering: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { proxy: { buffering: 'on' } } })]),
+    limits: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { limits: RATE_LIMITED } })]),
   };
   for (const [name, host] of Object.entries(variants)) {
     const config = configuration({ servers: [server('_', []), host], backends: [web] });

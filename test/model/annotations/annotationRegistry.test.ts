@@ -49,6 +49,14 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'auth-tls-error-page': 'High',
     'auth-tls-pass-certificate-to-upstream': 'Low',
     'auth-tls-match-cn': 'High',
+    'limit-connections': 'Low',
+    'limit-rps': 'Low',
+    'limit-rpm': 'Low',
+    'limit-burst-multiplier': 'Low',
+    'limit-allowlist': 'Low',
+    'limit-whitelist': 'Low',
+    'limit-rate': 'Low',
+    'limit-rate-after': 'Low',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',
@@ -93,10 +101,10 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-type', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
-  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {
+  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'proxy-next-upstream']) {
     assert.equal(unsafe(name), false, name);
   }
 });

@@ -56,6 +56,11 @@ test('every field is read from its ingress-nginx key', () => {
     'log-format-escape-json': 'true',
     'disable-access-log': 'true',
     'error-log-level': 'warn',
+    'limit-req-status-code': '429',
+    'limit-conn-status-code': '430',
+    'limit-conn-zone-variable': '$http_x_api_key',
+    'limit-rate': '10',
+    'limit-rate-after': '20',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -102,6 +107,11 @@ test('every field is read from its ingress-nginx key', () => {
     logFormatEscapeJson: true,
     disableAccessLog: true,
     errorLogLevel: 'warn',
+    limitReqStatusCode: 429,
+    limitConnStatusCode: 430,
+    limitConnZoneVariable: '$http_x_api_key',
+    limitRate: 10,
+    limitRateAfter: 20,
   });
 });
 

@@ -166,6 +166,8 @@ const KEYWORDS = [
   'TLSv1.1',
   'TLSv1.2',
   'TLSv1.3',
+  // limit_req: a burst is served at once, not spread over time.
+  'nodelay',
   'debug',
   'info',
   'notice',
@@ -234,6 +236,27 @@ export const raw = {
     return family !== 0 && prefixOk && extra === undefined ? bare(value) : refuse('CIDR', value);
   },
 
+  /** A shared memory zone's name (limit_conn): no `:`, which would end the name in `zone=<name>:<size>`. */
+  zoneName(name: string): Argument {
+    return ZONE_NAME.test(name) ? bare(name) : refuse('zone name', name);
+  },
+
+  /** `zone=<name>:<size>`, the zone parameter of limit_req_zone / limit_conn_zone, and of limit_req (without size). */
+  zone(name: string, size?: string): Argument {
+    const sized = size === undefined ? '' : `:${raw.size(size).token}`;
+    return bare(`zone=${raw.zoneName(name).token}${sized}`);
+  },
+
+  /** `rate=<count>r/s` or `rate=<count>r/m` (limit_req_zone). */
+  requestRate(count: number, per: 's' | 'm'): Argument {
+    return Number.isSafeInteger(count) && count > 0 ? bare(`rate=${count}r/${per}`) : refuse('request rate', count);
+  },
+
+  /** `burst=<count>` (limit_req). */
+  burst(count: number): Argument {
+    return bare(`burst=${raw.integer(count).token}`);
+  },
+
   /** The name of an `upstream` block. */
   upstreamName(name: string): Argument {
     return UPSTREAM_NAME.test(name) ? bare(name) : refuse('upstream name', name);
@@ -252,6 +275,8 @@ export const raw = {
 };
 
 const UPSTREAM_NAME = /^[a-zA-Z0-9._-]{1,253}$/;
+
+const ZONE_NAME = /^[a-zA-Z0-9._-]{1,400}$/;
 
 /** A DNS name: dot-separated labels of letters, digits and inner hyphens. */
 export function isDnsName(value: string): boolean {

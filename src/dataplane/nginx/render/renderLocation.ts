@@ -20,6 +20,7 @@ import {
   renderPendingRouteHook,
 } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
+import { renderLocationRateLimits } from './renderRateLimits.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
 
@@ -91,6 +92,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
     $location_path: log.locationPath,
   });
   renderIpAccess(body, location.annotations.ipAccess);
+  renderLocationRateLimits(body, location, scope);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);

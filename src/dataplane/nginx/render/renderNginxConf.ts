@@ -11,6 +11,7 @@ import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOr
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
+import { renderRateLimitZones } from './renderRateLimits.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
 
@@ -58,6 +59,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
+    renderRateLimitZones(http, scope);
     renderServers(http, scope);
     renderNoEndpointsServer(http, context);
   });

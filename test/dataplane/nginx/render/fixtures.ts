@@ -10,6 +10,7 @@ import type {
   Location,
   LocationAnnotations,
   PathMatch,
+  RateLimits,
   Server,
 } from '../../../../src/model/types.js';
 import {
@@ -34,6 +35,7 @@ export interface AnnotationOverrides {
   backendProtocol?: LocationAnnotations['backendProtocol'];
   proxy?: Partial<LocationAnnotations['proxy']>;
   ipAccess?: Partial<LocationAnnotations['ipAccess']>;
+  limits?: RateLimits;
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -42,6 +44,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     backendProtocol: overrides.backendProtocol ?? 'HTTP',
     proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off', ...overrides.proxy },
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
+    ...(overrides.limits === undefined ? {} : { limits: overrides.limits }),
   };
 }
 
