@@ -8,6 +8,7 @@ import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
+import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
@@ -24,6 +25,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
   configurationSnippet: configurationSnippetAnnotations,
+  modSecurity: modSecurityAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

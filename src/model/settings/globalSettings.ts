@@ -103,6 +103,10 @@ export interface GlobalSettings {
   disableAccessLog: boolean;
   /** error-log-level */
   errorLogLevel: 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+  /** enable-modsecurity: ModSecurity in every location (Portico's modsecurity.conf: detection only). */
+  enableModsecurity: boolean;
+  /** enable-owasp-modsecurity-crs: the OWASP Core Rule Set too (only with enable-modsecurity). */
+  enableOwaspModsecurityCrs: boolean;
 }
 
 export const DEFAULT_LOG_FORMAT_UPSTREAM =
@@ -156,4 +160,6 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   logFormatEscapeJson: false,
   disableAccessLog: false,
   errorLogLevel: 'notice',
+  enableModsecurity: false,
+  enableOwaspModsecurityCrs: false,
 };

@@ -148,6 +148,8 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
     key: 'error-log-level',
     parse: optionParser(['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg']),
   },
+  enableModsecurity: { key: 'enable-modsecurity', parse: parseBoolean },
+  enableOwaspModsecurityCrs: { key: 'enable-owasp-modsecurity-crs', parse: parseBoolean },
 };
 
 const FIELD_BY_KEY: ReadonlyMap<string, keyof GlobalSettings> = new Map(

@@ -11,6 +11,7 @@ import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOr
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
+import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
 
@@ -40,6 +41,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   const { settings } = configuration;
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
+  root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
   // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
@@ -58,8 +60,9 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
+    http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));
     renderServers(http, scope);
-    renderNoEndpointsServer(http, context);
+    renderNoEndpointsServer(http, context, settings);
   });
   return root.nodes;
 }
