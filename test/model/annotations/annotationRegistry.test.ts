@@ -51,6 +51,9 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'canary-by-header-value': 'Medium',
     'canary-by-header-pattern': 'Medium',
     'canary-by-cookie': 'Medium',
+    'enable-modsecurity': 'Low',
+    'enable-owasp-core-rules': 'Low',
+    'modsecurity-transaction-id': 'High',
   });
 });
 
@@ -72,7 +75,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {
