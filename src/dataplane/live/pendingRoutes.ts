@@ -67,6 +67,8 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     backendProtocol === 'HTTP' &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
+    // The pending route runs no ModSecurity of its own: a location asking for it would be served without its firewall.
+    location.annotations.modSecurity === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&
