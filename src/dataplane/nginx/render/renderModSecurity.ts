@@ -20,7 +20,10 @@ export function usesModSecurity(configuration: Configuration): boolean {
   return configuration.servers.some((server) => server.locations.some((location) => location.annotations.modSecurity?.enable === true));
 }
 
-/** The main context's load_module, before the http block (a cluster without ModSecurity does not pay for it). */
+/**
+ * The main context's load_module, before the http block (a cluster without ModSecurity does not pay for it) and
+ * after the Lua modules: loaded before them, the master panics in Lua's init ("unprotected error in call to Lua API").
+ */
 export function renderModSecurityModule(main: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   if (usesModSecurity(configuration)) main.directive('load_module', filePath(posix.join(context.modulesDir, MODSECURITY_MODULE_FILE)));
 }
