@@ -56,6 +56,8 @@ test('every field is read from its ingress-nginx key', () => {
     'log-format-escape-json': 'true',
     'disable-access-log': 'true',
     'error-log-level': 'warn',
+    'enable-modsecurity': 'true',
+    'enable-owasp-modsecurity-crs': 'true',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -102,6 +104,8 @@ test('every field is read from its ingress-nginx key', () => {
     logFormatEscapeJson: true,
     disableAccessLog: true,
     errorLogLevel: 'warn',
+    enableModsecurity: true,
+    enableOwaspModsecurityCrs: true,
   });
 });
 
@@ -139,6 +143,8 @@ test('an invalid value keeps the default and names the key and the value', () =>
     'log-format-upstream': ["$remote_addr '$request'", '$remote_addr \\"', '', 'costs $', '$ 5', '${a-b}', '${}', '$-'],
     'error-log-level': ['warning', 'WARN', 'fatal'],
     'load-balance': ['EWMA', 'least_conn', 'chash', 'sticky_balanced', ''],
+    'enable-modsecurity': ['yes', 'on', 'true; load_module x'],
+    'enable-owasp-modsecurity-crs': ['yes', 'enabled'],
   };
   expectRefused(invalid);
 });
