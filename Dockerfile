@@ -26,6 +26,7 @@ COPY package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY lua ./lua
+COPY modsecurity ./modsecurity
 # No USER: the controller and the nginx master run as uid 0 with the few
 # capabilities deploy/deployment.yaml grants, so that nginx's workers can run
 # as `nobody`, unable to read the ServiceAccount token (docs/deploy.md).

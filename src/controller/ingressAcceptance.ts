@@ -4,10 +4,12 @@
 // only when the global settings change. A version nginx refused
 // (refusalContainment.ts) is quarantined until a new version arrives.
 import { objectKey, type Ingress } from '../kube/objects.js';
+import { modSecurityUnavailable, type ModSecurityInstallation } from '../model/annotations/modSecurityAnnotations.js';
 import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import type { AcceptedIngress } from '../model/buildConfiguration.js';
 import type { GlobalSettings } from '../model/settings/globalSettings.js';
 import { validateIngressPaths } from '../model/validateIngressPaths.js';
+import { probeModSecurity } from '../dataplane/nginx/modSecurityFiles.js';
 
 export interface Refusal {
   ingress: Ingress;
@@ -103,13 +105,30 @@ export class IngressAcceptance {
 
 export type IngressVerdict = { ok: true; accepted: AcceptedIngress; warnings: string[] } | { ok: false; errors: string[] };
 
-/** Whether one Ingress version may be served: its annotations and its paths (the sync loop and admission share it). */
-export function judgeIngressVersion(ingress: Ingress, annotationsPrefix: string, settings: GlobalSettings): IngressVerdict {
+let installedModSecurity: ModSecurityInstallation | undefined;
+
+/** This machine's ModSecurity, probed once. */
+function machineModSecurity(): ModSecurityInstallation {
+  installedModSecurity ??= probeModSecurity();
+  return installedModSecurity;
+}
+
+/**
+ * Whether one Ingress version may be served: its annotations and its paths (the sync loop and admission share it),
+ * and whether the data plane has the ModSecurity it asks for (`modSecurity`: the machine's unless a test says otherwise).
+ */
+export function judgeIngressVersion(
+  ingress: Ingress,
+  annotationsPrefix: string,
+  settings: GlobalSettings,
+  modSecurity: ModSecurityInstallation = machineModSecurity(),
+): IngressVerdict {
   const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: annotationsPrefix, settings });
   const rewrite = annotations.ok ? annotations.value.location.rewrite : undefined;
   const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType, rewrite);
-  if (annotations.ok && pathErrors.length === 0) {
+  const missing = annotations.ok ? modSecurityUnavailable(annotations.value.location.modSecurity, modSecurity) : [];
+  if (annotations.ok && pathErrors.length === 0 && missing.length === 0) {
     return { ok: true, accepted: { ingress, annotations: annotations.value }, warnings: annotations.warnings };
   }
-  return { ok: false, errors: [...(annotations.ok ? [] : annotations.errors), ...pathErrors] };
+  return { ok: false, errors: [...(annotations.ok ? [] : annotations.errors), ...pathErrors, ...missing] };
 }

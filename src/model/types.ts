@@ -52,6 +52,20 @@ export interface LocationAnnotations {
   clientCertificates?: ClientCertificateAnnotations;
   /** `limit-*`: undefined when nothing limits the location. */
   limits?: RateLimits;
+  /** The ModSecurity annotations; unset when the Ingress has none of them (the ConfigMap's enable-modsecurity still applies). */
+  modSecurity?: ModSecurityAnnotations;
+}
+
+/** ingress-nginx's modsecurity group. */
+export interface ModSecurityAnnotations {
+  /** `enable-modsecurity`; undefined when not set, so that only an explicit "false" turns the ConfigMap's ModSecurity off. */
+  enable: boolean | undefined;
+  /** `enable-owasp-core-rules`: the OWASP Core Rule Set, where ModSecurity is on. */
+  owaspCoreRules: boolean;
+  /** `modsecurity-transaction-id`: an nginx variable expression such as `$request_id`. */
+  transactionId?: string;
+  /** `modsecurity-snippet`: one line of ModSecurity rules (a snippet: only when the ConfigMap admits snippets). */
+  snippet?: string;
 }
 
 /**

@@ -78,6 +78,8 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     ipAccess.deny.length === 0 &&
     // The pending-route location renders no limit: a limited host served before its reload would be unlimited.
     location.annotations.limits === undefined &&
+    // The pending route runs no ModSecurity of its own: a location asking for it would be served without its firewall.
+    location.annotations.modSecurity === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&

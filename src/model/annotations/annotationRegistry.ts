@@ -9,6 +9,7 @@ import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
+import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
@@ -28,6 +29,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   configurationSnippet: configurationSnippetAnnotations,
   clientCertificates: clientCertificateAnnotations,
   limits: rateLimitAnnotations,
+  modSecurity: modSecurityAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -93,6 +93,7 @@ export function parseIngressAnnotations(
         ...optional('configurationSnippet', location.configurationSnippet.resolve(values, settings)),
         ...optional('clientCertificates', location.clientCertificates.resolve(values, settings)),
         ...optional('limits', location.limits.resolve(values, settings)),
+        ...optional('modSecurity', location.modSecurity.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

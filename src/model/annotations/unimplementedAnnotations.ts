@@ -42,10 +42,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
     },
   },
   {
-    unsafeToIgnore: 'ignoring it would serve the Ingress without the web application firewall it asks for',
-    risks: { 'enable-modsecurity': 'Low', 'enable-owasp-core-rules': 'Low', 'modsecurity-transaction-id': 'High' },
-  },
-  {
     unsafeToIgnore: 'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
     risks: {
       'proxy-ssl-secret': 'Medium',

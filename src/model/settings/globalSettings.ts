@@ -115,6 +115,10 @@ export interface GlobalSettings {
   limitRate: number;
   /** limit-rate-after: kilobytes, the default of the annotation */
   limitRateAfter: number;
+  /** enable-modsecurity: ModSecurity in every location (Portico's modsecurity.conf: detection only). */
+  enableModsecurity: boolean;
+  /** enable-owasp-modsecurity-crs: the OWASP Core Rule Set too (only with enable-modsecurity). */
+  enableOwaspModsecurityCrs: boolean;
 }
 
 export const DEFAULT_LOG_FORMAT_UPSTREAM =
@@ -173,4 +177,6 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   limitConnZoneVariable: '$binary_remote_addr',
   limitRate: 0,
   limitRateAfter: 0,
+  enableModsecurity: false,
+  enableOwaspModsecurityCrs: false,
 };

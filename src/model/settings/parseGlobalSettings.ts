@@ -154,6 +154,8 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   limitConnZoneVariable: { key: 'limit-conn-zone-variable', parse: parseLimitZoneKey },
   limitRate: { key: 'limit-rate', parse: parseNonNegativeInteger },
   limitRateAfter: { key: 'limit-rate-after', parse: parseNonNegativeInteger },
+  enableModsecurity: { key: 'enable-modsecurity', parse: parseBoolean },
+  enableOwaspModsecurityCrs: { key: 'enable-owasp-modsecurity-crs', parse: parseBoolean },
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

@@ -87,6 +87,11 @@ test('a host waits for its reload when any location differs from what the pendin
     const config = configuration({ servers: [server('_', []), host], backends: [web] });
     assert.deepEqual(pendingRoutes(config, servedNothing).hosts, {}, name);
   }
+  // ModSecurity's annotations are rendered in the location only: the catch-all's pending route would serve it without them.
+  const waf = location('/a', 'prefix', web.name);
+  const modSecurity = { ...waf, annotations: { ...waf.annotations, modSecurity: { enable: true, owaspCoreRules: true } } };
+  const withModSecurity = configuration({ servers: [server('_', []), server('h.example.com', [modSecurity])], backends: [web] });
+  assert.deepEqual(pendingRoutes(withModSecurity, servedNothing).hosts, {}, 'modSecurity');
   // The same host with every annotation at its default qualifies (the check above can fail).
   const plain = configuration({
     servers: [server('_', []), server('h.example.com', [location('/a', 'prefix', web.name)])],

@@ -80,6 +80,9 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'canary-by-header-value': 'Medium',
     'canary-by-header-pattern': 'Medium',
     'canary-by-cookie': 'Medium',
+    'enable-modsecurity': 'Low',
+    'enable-owasp-core-rules': 'Low',
+    'modsecurity-transaction-id': 'High',
   });
 });
 
@@ -101,7 +104,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'enable-modsecurity', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-type', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'proxy-next-upstream']) {

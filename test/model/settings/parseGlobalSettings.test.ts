@@ -61,6 +61,8 @@ test('every field is read from its ingress-nginx key', () => {
     'limit-conn-zone-variable': '$http_x_api_key',
     'limit-rate': '10',
     'limit-rate-after': '20',
+    'enable-modsecurity': 'true',
+    'enable-owasp-modsecurity-crs': 'true',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -112,6 +114,8 @@ test('every field is read from its ingress-nginx key', () => {
     limitConnZoneVariable: '$http_x_api_key',
     limitRate: 10,
     limitRateAfter: 20,
+    enableModsecurity: true,
+    enableOwaspModsecurityCrs: true,
   });
 });
 
@@ -149,6 +153,8 @@ test('an invalid value keeps the default and names the key and the value', () =>
     'log-format-upstream': ["$remote_addr '$request'", '$remote_addr \\"', '', 'costs $', '$ 5', '${a-b}', '${}', '$-'],
     'error-log-level': ['warning', 'WARN', 'fatal'],
     'load-balance': ['EWMA', 'least_conn', 'chash', 'sticky_balanced', ''],
+    'enable-modsecurity': ['yes', 'on', 'true; load_module x'],
+    'enable-owasp-modsecurity-crs': ['yes', 'enabled'],
   };
   expectRefused(invalid);
 });

@@ -31,6 +31,8 @@ export interface RenderPaths {
   readonly errorLog: string;
   /** A file, e.g. `/dev/stdout`. */
   readonly accessLog: string;
+  /** ModSecurity's audit log (SecAuditLog), opened by the master; only when ModSecurity is enabled. */
+  readonly modSecurityAuditLog: string;
   readonly temp: TempPaths;
   /**
    * Certificate then key of the self-signed fallback: what every TLS server names,
@@ -118,6 +120,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
     paths: {
       errorLog: under('logs', 'error.log'),
       accessLog: under('logs', 'access.log'),
+      modSecurityAuditLog: under('logs', 'modsec_audit.log'),
       temp: {
         clientBody: under('temp', 'client_body'),
         proxy: under('temp', 'proxy'),

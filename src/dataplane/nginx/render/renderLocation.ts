@@ -19,6 +19,7 @@ import {
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
+import { renderModSecurityLocation } from './renderModSecurity.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import type { RenderScope } from './renderScope.js';
@@ -96,6 +97,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
+  renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {

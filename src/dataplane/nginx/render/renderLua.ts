@@ -9,6 +9,7 @@ import { filePath, literal, luaPackagePath, raw, unixSocket } from './arguments.
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaBind, luaCall, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
+import { renderModSecurityOff } from './renderModSecurity.js';
 import { monitorInitCalls } from './renderMonitor.js';
 
 /** The upstream every proxied location passes to; Lua picks each peer. */
@@ -124,7 +125,7 @@ export function renderBalancerHooks(location: ConfigBuilder, hooks: BalancerHook
  * 503 from the balancer phase): a server on a unix socket that answers 503 to
  * anything, and the variable that tells the balancer its address.
  */
-export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderContext): void {
+export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.block('map', [literal(''), raw.variable(NO_ENDPOINTS_PEER_VARIABLE)], (map) => {
     map.entry(raw.keyword('default'), unixSocket(context.paths.noEndpointsSocket));
   });
@@ -132,6 +133,7 @@ export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderCont
     server.directive('listen', unixSocket(context.paths.noEndpointsSocket));
     // The proxying location logs the request, with its backend's name.
     server.directive('access_log', raw.keyword('off'));
+    renderModSecurityOff(server, settings);
     server.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(503));
     });

@@ -12,6 +12,7 @@ import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
+import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
 
@@ -41,6 +42,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   const { settings } = configuration;
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
+  root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
   // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
@@ -60,8 +62,9 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
+    http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));
     renderServers(http, scope);
-    renderNoEndpointsServer(http, context);
+    renderNoEndpointsServer(http, context, settings);
   });
   return root.nodes;
 }

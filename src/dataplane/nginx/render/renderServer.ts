@@ -1,5 +1,6 @@
 // `server` blocks: one per model Server (HTTP and HTTPS on every one, as
 // ingress-nginx), the internal default-server port, and the local status server.
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import type { Server } from '../../../model/types.js';
 import { filePath, literal, raw, unixSocket, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
@@ -7,6 +8,7 @@ import { renderClientCertificateVerification } from './renderClientCertificates.
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
+import { renderModSecurityOff } from './renderModSecurity.js';
 import type { RenderScope } from './renderScope.js';
 import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
@@ -17,8 +19,8 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
   for (const server of scope.configuration.servers) renderServer(http, server, scope);
   renderDefaultPortServer(http, scope.context);
-  renderStatusServer(http, scope.context);
-  renderConfigurationServer(http, scope.context);
+  renderStatusServer(http, scope.context, scope.configuration.settings);
+  renderConfigurationServer(http, scope.context, scope.configuration.settings);
 }
 
 function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): void {
@@ -71,11 +73,12 @@ function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext): v
 }
 
 /** Health and connection metrics (stub_status, read by src/metrics/nginxStatusMetrics.ts), on the loopback address only. */
-function renderStatusServer(http: ConfigBuilder, context: RenderContext): void {
+function renderStatusServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   const exactly = (path: string): Argument[] => [raw.keyword('='), literal(path)];
   http.block('server', [], (block) => {
     block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
     block.directive('access_log', raw.keyword('off'));
+    renderModSecurityOff(block, settings);
     block.block('location', exactly('/healthz'), (location) => {
       location.directive('return', raw.integer(200));
     });
@@ -93,10 +96,11 @@ function renderStatusServer(http: ConfigBuilder, context: RenderContext): void {
  * reroutes every host), on a unix socket only: no endpoint address, however
  * spelled, reaches it, and its folder is the controller's alone.
  */
-function renderConfigurationServer(http: ConfigBuilder, context: RenderContext): void {
+function renderConfigurationServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.block('server', [], (block) => {
     block.directive('listen', unixSocket(context.paths.configurationSocket));
     block.directive('access_log', raw.keyword('off'));
+    renderModSecurityOff(block, settings);
     renderLiveStateEndpoints(block, context);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));
