@@ -5,6 +5,7 @@ import type { RiskLevel } from '../settings/globalSettings.js';
 import type { Balancing, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
+import { backendTlsAnnotations } from './backendTlsAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
@@ -24,6 +25,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
   configurationSnippet: configurationSnippetAnnotations,
+  backendTls: backendTlsAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

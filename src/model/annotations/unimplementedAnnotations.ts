@@ -54,18 +54,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
     risks: { 'enable-modsecurity': 'Low', 'enable-owasp-core-rules': 'Low', 'modsecurity-transaction-id': 'High' },
   },
   {
-    unsafeToIgnore: 'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
-    risks: {
-      'proxy-ssl-secret': 'Medium',
-      'proxy-ssl-verify': 'Low',
-      'proxy-ssl-verify-depth': 'Low',
-      'proxy-ssl-name': 'High',
-      'proxy-ssl-server-name': 'Low',
-      'proxy-ssl-ciphers': 'Medium',
-      'proxy-ssl-protocols': 'Low',
-    },
-  },
-  {
     risks: {
       // rewrite and redirects
       'app-root': 'Medium',
