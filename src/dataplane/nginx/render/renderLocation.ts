@@ -10,6 +10,7 @@ import { normalizePrefix } from '../../../model/locations.js';
 import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { renderBackendTls } from './renderBackendTls.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -185,6 +186,8 @@ function renderProxy(
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  // First: its `return 503` (an unusable proxy-ssl-secret) must come before a `rewrite ... break`.
+  renderBackendTls(body, annotations.backendTls, { module, tls: scheme === 'https' || scheme === 'grpcs' }, scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));

@@ -34,6 +34,7 @@ export interface AnnotationOverrides {
   backendProtocol?: LocationAnnotations['backendProtocol'];
   proxy?: Partial<LocationAnnotations['proxy']>;
   ipAccess?: Partial<LocationAnnotations['ipAccess']>;
+  backendTls?: LocationAnnotations['backendTls'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -42,6 +43,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     backendProtocol: overrides.backendProtocol ?? 'HTTP',
     proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off', ...overrides.proxy },
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
+    ...(overrides.backendTls === undefined ? {} : { backendTls: overrides.backendTls }),
   };
 }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import type { SecretFile } from '../../../../src/model/types.js';
 
 const run = promisify(execFile);
 
@@ -77,10 +78,14 @@ export interface NginxPrefix {
 
 /**
  * Writes `conf` and the files it names (the fake certificate, log and temp
- * directories) under a temporary prefix. The context's paths must be
+ * directories, `secretFiles`) under a temporary prefix. The context's paths must be
  * relative (see fixtures.testContext), its luaDir the repository's lua/.
  */
-export async function createNginxPrefix(conf: string, context: RenderContext): Promise<NginxPrefix> {
+export async function createNginxPrefix(
+  conf: string,
+  context: RenderContext,
+  secretFiles: readonly SecretFile[] = [],
+): Promise<NginxPrefix> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-render-nginx-'));
   // nginx started as root runs its workers as nobody: they must reach the temp directories.
   await chmod(dir, 0o755);
@@ -97,6 +102,8 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
     await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });
+  await mkdir(inPrefix(paths.secretFiles), { recursive: true, mode: 0o700 });
+  for (const file of secretFiles) await writeFile(inPrefix(join(paths.secretFiles, file.id)), file.contents, { mode: 0o600 });
   const confFile = inPrefix('nginx.conf');
   await writeFile(confFile, conf);
   return {
@@ -108,8 +115,8 @@ export async function createNginxPrefix(conf: string, context: RenderContext): P
 }
 
 /** Runs `nginx -t` on `conf` in a throw-away prefix; resolves with nginx's output, rejects with it when the test fails. */
-export async function nginxSyntaxCheck(conf: string, context: RenderContext): Promise<string> {
-  const prefix = await createNginxPrefix(conf, context);
+export async function nginxSyntaxCheck(conf: string, context: RenderContext, secretFiles: readonly SecretFile[] = []): Promise<string> {
+  const prefix = await createNginxPrefix(conf, context, secretFiles);
   try {
     // `-t` binds unix sockets too, and resolves a relative socket path against the working directory.
     const { stdout, stderr } = await run(NGINX_BINARY, ['-t', ...prefix.args], { timeout: 30_000, cwd: prefix.dir });
