@@ -10,6 +10,7 @@ import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode 
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
+import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
@@ -58,6 +59,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
+    for (const name of backendTlsUpstreams(configuration)) http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings, name));
     renderServers(http, scope);
     renderNoEndpointsServer(http, context);
   });

@@ -131,6 +131,42 @@ describe('backend TLS in a location', () => {
     }
   });
 
+  test('each distinct set of TLS settings proxies to an upstream of its own, so no location reuses a connection made with other settings', () => {
+    const verified = backendTls();
+    const unverified = backendTls({ verify: false });
+    const config = configuration({
+      servers: [
+        server('_', []),
+        server('a.example.com', [
+          location('/', 'prefix', web.name, { annotations: { backendProtocol: 'HTTPS', backendTls: verified } }),
+          location('/same', 'prefix', web.name, { annotations: { backendProtocol: 'HTTPS', backendTls: { ...verified } } }),
+          location('/other', 'prefix', web.name, { annotations: { backendProtocol: 'HTTPS', backendTls: unverified } }),
+          location('/plain', 'prefix', web.name, { annotations: { backendProtocol: 'HTTPS' } }),
+          location('/denied', 'prefix', web.name, {
+            annotations: { backendProtocol: 'HTTPS', backendTls: backendTls({ files: undefined }) },
+          }),
+        ]),
+      ],
+      backends: [web],
+      secretFiles,
+    });
+    const tree = parseNginxConf(renderNginxConf(config, context));
+    const host = serverNamed(tree, 'a.example.com');
+    const upstreamOf = (...matcher: string[]): string => argsOf(locationOf(host, ...matcher), 'proxy_pass')[0]?.[0] ?? '';
+    const [root, same, other, plain, denied] = [['/'], ['/same/'], ['/other/'], ['/plain/'], ['/denied/']].map((m) => upstreamOf(...m));
+    assert.equal(same, root);
+    assert.notEqual(other, root);
+    assert.match(root ?? '', /^https:\/\/upstream_balancer_tls_[0-9a-f]{16}$/);
+    assert.equal(plain, 'https://upstream_balancer');
+    assert.equal(denied, 'https://upstream_balancer');
+    const upstreams = allDirectives(tree).filter((directive) => directive.name === 'upstream');
+    assert.deepEqual(upstreams.map((upstream) => upstream.args[0]).sort(), ['upstream_balancer', root?.slice(8), other?.slice(8)].sort());
+    const shape = (upstream: ParsedDirective) =>
+      (upstream.children ?? []).map((child) => [child.name, ...child.args, ...(child.lua ?? [])]);
+    for (const upstream of upstreams)
+      assert.deepEqual(shape(upstream), shape(upstreams.find((u) => u.args[0] === 'upstream_balancer') ?? upstream));
+  });
+
   test('nginx -t loads the files (HTTPS and GRPCS, with and without a client certificate)', { skip: missingNginx }, async () => {
     const configurations = [
       render('HTTPS', backendTls()),
