@@ -54,6 +54,38 @@ export interface LocationAnnotations {
   limits?: RateLimits;
   /** The ModSecurity annotations; unset when the Ingress has none of them (the ConfigMap's enable-modsecurity still applies). */
   modSecurity?: ModSecurityAnnotations;
+  /** `proxy-ssl-*`: TLS to HTTPS and GRPCS backends; set only with proxy-ssl-secret (backendTls.ts). */
+  backendTls?: BackendTls;
+}
+
+/** How nginx speaks TLS to the backend (`proxy-ssl-*`). */
+export interface BackendTls {
+  /** `proxy-ssl-secret` as written: its namespace undefined for the Ingress's own. */
+  secret: { namespace: string | undefined; name: string };
+  /**
+   * The SecretFiles made of the Secret (model/backendTlsSecret.ts); undefined until the
+   * model looked it up, and when it cannot be used (missing, another namespace, invalid): then the location answers 503.
+   */
+  files: BackendTlsFiles | undefined;
+  /** `proxy-ssl-verify`: check the backend's certificate against the Secret's ca.crt. */
+  verify: boolean;
+  verifyDepth: number;
+  /** `proxy-ssl-ciphers`: an OpenSSL cipher list. */
+  ciphers: string;
+  /** `proxy-ssl-protocols`: sorted, e.g. `TLSv1.2`, `TLSv1.3`. */
+  protocols: string[];
+  /** `proxy-ssl-name`: the name checked and sent as SNI: a host name, or an expression of the variables backendTls.ts allows. */
+  name: string | undefined;
+  /** `proxy-ssl-server-name`: send SNI. */
+  serverName: boolean;
+}
+
+/** SecretFile ids. */
+export interface BackendTlsFiles {
+  /** ca.crt: the certificates the backend's is verified against. */
+  trustedCertificate: string | undefined;
+  /** tls.crt and tls.key in one file: the client certificate presented to the backend. */
+  clientCertificate: string | undefined;
 }
 
 /** ingress-nginx's modsecurity group. */

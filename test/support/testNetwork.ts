@@ -38,8 +38,8 @@ export interface EchoBackendOptions {
   readonly port?: number;
   /** Default: the network's first namespace address. */
   readonly address?: string;
-  /** Serve HTTPS with this PEM certificate and key. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Serve HTTPS with this PEM certificate and key; with `clientCaFile`, only to clients with a certificate it issued. */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly clientCaFile?: string };
 }
 
 /** An echo server (tools/echo/echoServer.ts) running inside a test network. */
@@ -236,6 +236,7 @@ async function spawnEcho(namespace: string, logDir: string, options: EchoBackend
   const script = await echoServerScript();
   const args = ['--listen', `${options.address}:${options.port ?? 0}`, '--service', options.service, '--instance', options.instance];
   if (options.tls !== undefined) args.push('--tls-cert', options.tls.certFile, '--tls-key', options.tls.keyFile);
+  if (options.tls?.clientCaFile !== undefined) args.push('--tls-client-ca', options.tls.clientCaFile);
   const logPath = join(logDir, `${options.instance}-${echoesStarted++}.log`);
   return spawnGuarded(`echo ${options.instance}`, 'ip', ['netns', 'exec', namespace, process.execPath, script, ...args], logPath);
 }

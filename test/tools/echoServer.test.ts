@@ -4,8 +4,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { WebSocket } from 'undici';
-import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
+import { startEchoServer, type EchoResponse, type RunningEchoServer } from '../../tools/echo/echoServer.js';
+import { selfSignedCertificate } from '../support/tlsSecrets.js';
 
 let server: RunningEchoServer;
 
@@ -95,4 +97,47 @@ test('/stream/<lines>/<intervalMs> sends its lines one by one, unbuffered, then 
   // Timers never fire early, so the spacing shows in the total; a starved client may merge two reads, not all.
   assert.ok(elapsed >= 200, `the lines took ${elapsed} ms`);
   assert.ok(reads >= 2, `the lines came in ${reads} reads`);
+});
+
+test('over TLS the echo reports the handshake; with clientCa only clients with its certificate get through', async () => {
+  const [serving, client] = await Promise.all([selfSignedCertificate(['echo.test']), selfSignedCertificate(['echo-client.test'])]);
+  const server = await startEchoServer({
+    service: 'tls',
+    instance: 'tls-1',
+    host: '127.0.0.1',
+    port: 0,
+    // A self-signed client certificate is its own issuer.
+    tls: { cert: serving.certificatePem, key: serving.keyPem, clientCa: client.certificatePem },
+  });
+  try {
+    const get = (options: RequestOptions): Promise<EchoResponse> =>
+      new Promise((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port: server.port, rejectUnauthorized: false, servername: 'sni.test', ...options },
+          (response) => {
+            let body = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (body += chunk));
+            response.on('end', () => resolve(JSON.parse(body) as EchoResponse));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const echo = await get({ cert: client.certificatePem, key: client.keyPem, maxVersion: 'TLSv1.2' });
+    assert.equal(echo.tls, true);
+    assert.deepEqual(
+      { ...echo.tlsSession, cipher: undefined },
+      {
+        protocol: 'TLSv1.2',
+        cipher: undefined,
+        serverName: 'sni.test',
+        clientCertificate: 'echo-client.test',
+      },
+    );
+    assert.match(echo.tlsSession?.cipher ?? '', /^ECDHE-RSA-/);
+    await assert.rejects(get({}));
+  } finally {
+    await server.close();
+  }
 });

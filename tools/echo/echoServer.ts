@@ -8,7 +8,7 @@
  *
  * As a script:
  *   node --import tsx tools/echo/echoServer.ts --listen 198.18.1.2:8080 \
- *     --service web --instance web-1 [--tls-cert cert.pem --tls-key key.pem]
+ *     --service web --instance web-1 [--tls-cert cert.pem --tls-key key.pem [--tls-client-ca ca.pem]]
  * prints `listening <address>:<port>` once it accepts connections.
  */
 import { createHash } from 'node:crypto';
@@ -23,6 +23,7 @@ import {
 import { createServer as createHttpsServer } from 'node:https';
 import { resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -40,6 +41,19 @@ export interface EchoResponse {
   /** Present only when the request had a body (decoded as UTF-8). */
   readonly body?: string;
   readonly tls: boolean;
+  /** Over TLS: what the handshake negotiated, so a test sees what the proxy offered. */
+  readonly tlsSession?: TlsSession;
+}
+
+export interface TlsSession {
+  /** `TLSv1.2`, `TLSv1.3`. */
+  readonly protocol: string;
+  /** OpenSSL's name of the cipher. */
+  readonly cipher: string;
+  /** The SNI name the client sent; undefined without one. */
+  readonly serverName: string | undefined;
+  /** The subject CN of the client's certificate (required and verified with clientCa). */
+  readonly clientCertificate: string | undefined;
 }
 
 export interface EchoServerOptions {
@@ -48,7 +62,8 @@ export interface EchoServerOptions {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
-  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** `clientCa`: only clients with a certificate it issued complete the handshake. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer; readonly clientCa?: string | Buffer };
 }
 
 export interface RunningEchoServer {
@@ -72,7 +87,11 @@ export async function startEchoServer(options: EchoServerOptions): Promise<Runni
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     void answer(request, response, options, tls);
   };
-  const server: Server = tls ? createHttpsServer({ cert: options.tls?.cert, key: options.tls?.key }, handler) : createHttpServer(handler);
+  const clientCa = options.tls?.clientCa;
+  const clientAuthentication = clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true };
+  const server: Server = tls
+    ? createHttpsServer({ cert: options.tls?.cert, key: options.tls?.key, ...clientAuthentication }, handler)
+    : createHttpServer(handler);
   server.keepAliveTimeout = keepAliveTimeoutMs;
   // Upgraded sockets leave the server's books; close() must end them itself.
   const webSockets = new Set<Duplex>();
@@ -104,6 +123,17 @@ export async function startEchoServer(options: EchoServerOptions): Promise<Runni
   };
 }
 
+function tlsSession(socket: TLSSocket): TlsSession {
+  const servername = (socket as TLSSocket & { servername?: string | false }).servername;
+  const commonName = socket.getPeerCertificate().subject?.CN;
+  return {
+    protocol: socket.getProtocol() ?? '',
+    cipher: socket.getCipher().name,
+    serverName: typeof servername === 'string' ? servername : undefined,
+    clientCertificate: typeof commonName === 'string' ? commonName : undefined,
+  };
+}
+
 async function answer(request: IncomingMessage, response: ServerResponse, options: EchoServerOptions, tls: boolean): Promise<void> {
   const chunks: Buffer[] = [];
   try {
@@ -125,6 +155,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     headers: request.headers,
     ...(body.length > 0 ? { body: body.toString('utf8') } : {}),
     tls,
+    ...(request.socket instanceof TLSSocket ? { tlsSession: tlsSession(request.socket) } : {}),
   };
 
   const stream = streamPath.exec(path);
@@ -265,16 +296,21 @@ async function main(): Promise<void> {
       instance: { type: 'string' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
+      'tls-client-ca': { type: 'string' },
     },
     strict: true,
   });
   const { listen, service, instance } = values;
   if (listen === undefined || service === undefined || instance === undefined) {
-    throw new Error('usage: echoServer --listen host:port --service NAME --instance NAME [--tls-cert FILE --tls-key FILE]');
+    throw new Error(
+      'usage: echoServer --listen host:port --service NAME --instance NAME [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]',
+    );
   }
   const certFile = values['tls-cert'];
   const keyFile = values['tls-key'];
   if ((certFile === undefined) !== (keyFile === undefined)) throw new Error('--tls-cert and --tls-key go together');
+  const clientCaFile = values['tls-client-ca'];
+  if (clientCaFile !== undefined && certFile === undefined) throw new Error('--tls-client-ca needs --tls-cert and --tls-key');
 
   const { host, port } = parseListen(listen);
   const running = await startEchoServer({
@@ -282,7 +318,15 @@ async function main(): Promise<void> {
     instance,
     host,
     port,
-    ...(certFile !== undefined && keyFile !== undefined ? { tls: { cert: readFileSync(certFile), key: readFileSync(keyFile) } } : {}),
+    ...(certFile !== undefined && keyFile !== undefined
+      ? {
+          tls: {
+            cert: readFileSync(certFile),
+            key: readFileSync(keyFile),
+            ...(clientCaFile === undefined ? {} : { clientCa: readFileSync(clientCaFile) }),
+          },
+        }
+      : {}),
   });
   process.stdout.write(`listening ${running.address}:${running.port}\n`);
 }

@@ -61,25 +61,31 @@ function qualifies(server: Server): boolean {
 }
 
 /**
+ * The parts of LocationAnnotations the pending-route location can stand for
+ * (with the values isPlain checks). Any other part present (limits,
+ * authentication, ModSecurity, backend TLS, a snippet, and every group added
+ * later) makes the host wait for its reload: fail closed, so a new group can
+ * never be served from the catch-all without what it asks for.
+ */
+const PENDING_ROUTE_PARTS: ReadonlySet<string> = new Set<keyof LocationAnnotations>(['rewrite', 'backendProtocol', 'proxy', 'ipAccess']);
+
+/**
  * Rendered, the location would be the pending-route location itself: an exact
  * or prefix path, proxied over plain HTTP (or a 404) with the defaults' limits
  * and timeouts, no rewrite, no address filter, no forced redirect (a host
- * without TLS has no other).
+ * without TLS has no other), and nothing else.
  */
 function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   const { rewrite, backendProtocol, proxy, ipAccess } = location.annotations;
   return (
     (location.match === 'exact' || location.match === 'prefix') &&
+    Object.keys(location.annotations).every((part) => PENDING_ROUTE_PARTS.has(part)) &&
     rewrite.target === undefined &&
     !rewrite.useRegex &&
     !rewrite.forceSslRedirect &&
     backendProtocol === 'HTTP' &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
-    // The pending-route location renders no limit: a limited host served before its reload would be unlimited.
-    location.annotations.limits === undefined &&
-    // The pending route runs no ModSecurity of its own: a location asking for it would be served without its firewall.
-    location.annotations.modSecurity === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&

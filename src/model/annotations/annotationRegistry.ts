@@ -5,6 +5,7 @@ import type { RiskLevel } from '../settings/globalSettings.js';
 import type { Balancing, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
+import { backendTlsAnnotations } from './backendTlsAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
@@ -30,6 +31,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   clientCertificates: clientCertificateAnnotations,
   limits: rateLimitAnnotations,
   modSecurity: modSecurityAnnotations,
+  backendTls: backendTlsAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -94,6 +94,7 @@ export function parseIngressAnnotations(
         ...optional('clientCertificates', location.clientCertificates.resolve(values, settings)),
         ...optional('limits', location.limits.resolve(values, settings)),
         ...optional('modSecurity', location.modSecurity.resolve(values, settings)),
+        ...optional('backendTls', location.backendTls.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -42,18 +42,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
     },
   },
   {
-    unsafeToIgnore: 'ignoring it would connect to the backend without the TLS settings it asks for (such as certificate verification)',
-    risks: {
-      'proxy-ssl-secret': 'Medium',
-      'proxy-ssl-verify': 'Low',
-      'proxy-ssl-verify-depth': 'Low',
-      'proxy-ssl-name': 'High',
-      'proxy-ssl-server-name': 'Low',
-      'proxy-ssl-ciphers': 'Medium',
-      'proxy-ssl-protocols': 'Low',
-    },
-  },
-  {
     risks: {
       // rewrite and redirects
       'app-root': 'Medium',

@@ -95,7 +95,7 @@ const parseWorkerConnections: ValueParser<number> = (text) => {
 const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;
 
 /** The protocol names nginx's ssl_protocols accepts. */
-const parseSslProtocols: ValueParser<string[]> = (text) => {
+export const parseSslProtocols: ValueParser<string[]> = (text) => {
   const parsed = listParser(' ', optionParser(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']), 'protocols')(text);
   return parsed.ok && parsed.value.length === 0 ? { ok: false, expected: 'at least one protocol, such as TLSv1.3' } : parsed;
 };

@@ -92,6 +92,10 @@ test('a host waits for its reload when any location differs from what the pendin
   const modSecurity = { ...waf, annotations: { ...waf.annotations, modSecurity: { enable: true, owaspCoreRules: true } } };
   const withModSecurity = configuration({ servers: [server('_', []), server('h.example.com', [modSecurity])], backends: [web] });
   assert.deepEqual(pendingRoutes(withModSecurity, servedNothing).hosts, {}, 'modSecurity');
+  // Any part the pending route does not render keeps the host waiting, even one of a group added later: fail closed.
+  const future = { ...waf, annotations: { ...waf.annotations, aGroupAddedLater: { enable: true } } as typeof waf.annotations };
+  const withFuture = configuration({ servers: [server('_', []), server('h.example.com', [future])], backends: [web] });
+  assert.deepEqual(pendingRoutes(withFuture, servedNothing).hosts, {}, 'a group added later');
   // The same host with every annotation at its default qualifies (the check above can fail).
   const plain = configuration({
     servers: [server('_', []), server('h.example.com', [location('/a', 'prefix', web.name)])],

@@ -40,6 +40,13 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'proxy-connect-timeout': 'Low',
     'proxy-read-timeout': 'Low',
     'proxy-send-timeout': 'Low',
+    'proxy-ssl-secret': 'Medium',
+    'proxy-ssl-verify': 'Low',
+    'proxy-ssl-verify-depth': 'Low',
+    'proxy-ssl-name': 'High',
+    'proxy-ssl-server-name': 'Low',
+    'proxy-ssl-ciphers': 'Medium',
+    'proxy-ssl-protocols': 'Low',
     'allowlist-source-range': 'Medium',
     'whitelist-source-range': 'Medium',
     'denylist-source-range': 'Medium',
@@ -104,7 +111,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-type']) {
     assert.equal(unsafe(name), true, name);
   }
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'proxy-next-upstream']) {

@@ -144,7 +144,7 @@ function hstsValue(settings: GlobalSettings): string {
 
 const TLS_PROTOCOLS: readonly Keyword[] = ['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'];
 
-function tlsProtocol(protocol: string): Keyword {
+export function tlsProtocol(protocol: string): Keyword {
   const known = TLS_PROTOCOLS.find((candidate) => candidate === protocol);
   if (known === undefined) throw new Error(`unknown ssl-protocols entry: ${describeValue(protocol)}`);
   return known;

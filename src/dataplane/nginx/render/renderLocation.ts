@@ -11,6 +11,7 @@ import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
+import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -193,6 +194,8 @@ function renderProxy(
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  // First: its `return 503` (an unusable proxy-ssl-secret) must come before a `rewrite ... break`.
+  renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
@@ -217,7 +220,7 @@ function renderProxy(
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
-  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, BALANCER_UPSTREAM));
+  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, scheme) ?? BALANCER_UPSTREAM));
 }
 
 /**

@@ -63,9 +63,12 @@ export function renderLuaSettings(http: ConfigBuilder, context: RenderContext): 
   http.luaBlock('init_by_lua_block', ...LuaHook.init(context), ...monitorInitCalls(context));
 }
 
-/** The one upstream of every proxied location: a placeholder server, Lua's balancer, then keep-alive. */
-export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSettings): void {
-  http.block('upstream', [raw.upstreamName(BALANCER_UPSTREAM)], (upstream) => {
+/**
+ * The upstream of proxied locations: a placeholder server, Lua's balancer, then keep-alive.
+ * `name`: another upstream just like it (its own keep-alive connections, renderBackendTls.ts).
+ */
+export function renderBalancerUpstream(http: ConfigBuilder, settings: GlobalSettings, name = BALANCER_UPSTREAM): void {
+  http.block('upstream', [raw.upstreamName(name)], (upstream) => {
     upstream.directive('server', raw.keyword('0.0.0.1'));
     upstream.luaBlock('balancer_by_lua_block', LuaHook.balance);
     // After the balancer: nginx's keepalive wraps the peer selection that precedes it.

@@ -10,6 +10,7 @@ import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode 
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
+import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
 import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
@@ -63,6 +64,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
     http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));
+    for (const name of backendTlsUpstreams(configuration)) http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings, name));
     renderServers(http, scope);
     renderNoEndpointsServer(http, context, settings);
   });

@@ -36,6 +36,7 @@ export interface AnnotationOverrides {
   proxy?: Partial<LocationAnnotations['proxy']>;
   ipAccess?: Partial<LocationAnnotations['ipAccess']>;
   limits?: RateLimits;
+  backendTls?: LocationAnnotations['backendTls'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -45,6 +46,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off', ...overrides.proxy },
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
     ...(overrides.limits === undefined ? {} : { limits: overrides.limits }),
+    ...(overrides.backendTls === undefined ? {} : { backendTls: overrides.backendTls }),
   };
 }
 

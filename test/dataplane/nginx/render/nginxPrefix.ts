@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import type { SecretFile } from '../../../../src/model/types.js';
 
 const run = promisify(execFile);
 
@@ -76,14 +77,14 @@ export interface NginxPrefix {
 }
 
 /**
- * Writes `conf` and the files it names (the fake certificate, `secretFiles`
- * by id, log and temp directories) under a temporary prefix. The context's paths must be
+ * Writes `conf` and the files it names (the fake certificate, log and temp
+ * directories, `secretFiles`) under a temporary prefix. The context's paths must be
  * relative (see fixtures.testContext), its luaDir the repository's lua/.
  */
 export async function createNginxPrefix(
   conf: string,
   context: RenderContext,
-  secretFiles: ReadonlyMap<string, string> = new Map(),
+  secretFiles: readonly SecretFile[] = [],
 ): Promise<NginxPrefix> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-render-nginx-'));
   // nginx started as root runs its workers as nobody: they must reach the temp directories.
@@ -101,9 +102,8 @@ export async function createNginxPrefix(
     await mkdir(inPrefix(dirname(file)), { recursive: true });
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });
-  // The SecretFiles (CA bundles, CRLs) by id, as the data plane writes them.
-  if (secretFiles.size > 0) await mkdir(inPrefix(paths.secretFiles), { recursive: true, mode: 0o700 });
-  for (const [id, contents] of secretFiles) await writeFile(inPrefix(join(paths.secretFiles, id)), contents, { mode: 0o600 });
+  await mkdir(inPrefix(paths.secretFiles), { recursive: true, mode: 0o700 });
+  for (const file of secretFiles) await writeFile(inPrefix(join(paths.secretFiles, file.id)), file.contents, { mode: 0o600 });
   const confFile = inPrefix('nginx.conf');
   await writeFile(confFile, conf);
   return {
@@ -115,11 +115,7 @@ export async function createNginxPrefix(
 }
 
 /** Runs `nginx -t` on `conf` in a throw-away prefix; resolves with nginx's output, rejects with it when the test fails. */
-export async function nginxSyntaxCheck(
-  conf: string,
-  context: RenderContext,
-  secretFiles: ReadonlyMap<string, string> = new Map(),
-): Promise<string> {
+export async function nginxSyntaxCheck(conf: string, context: RenderContext, secretFiles: readonly SecretFile[] = []): Promise<string> {
   const prefix = await createNginxPrefix(conf, context, secretFiles);
   try {
     // `-t` binds unix sockets too, and resolves a relative socket path against the working directory.

@@ -152,10 +152,10 @@ describe('nginx -t with real CA and CRL files', { skip: missingNginx }, () => {
   after(() => ca?.close());
 
   test('passes', async () => {
-    const files = new Map([
-      [CA_FILE, ca.caPem],
-      [CRL_FILE, await ca.crl([await ca.issue('revoked')])],
-    ]);
+    const files = [
+      { id: CA_FILE, secret: 'default/ca', contents: ca.caPem },
+      { id: CRL_FILE, secret: 'default/ca', contents: await ca.crl([await ca.issue('revoked')]) },
+    ];
     await nginxSyntaxCheck(rendered, context, files);
   });
 });

@@ -11,6 +11,7 @@ import type {
   ClientCertificateAnnotations,
   ClientVerification,
   Configuration,
+  LocationAnnotations,
   RateLimits,
   Server,
 } from '../../../../src/model/types.js';
@@ -280,7 +281,7 @@ describe('hostile values in user-controlled fields', () => {
   test('passes nginx -t', { skip: missingNginx }, async () => {
     const ca = await createClientCertificateAuthority('hostile-ca');
     try {
-      await nginxSyntaxCheck(rendered, context, new Map([[CA_FILE, ca.caPem]]));
+      await nginxSyntaxCheck(rendered, context, [{ id: CA_FILE, secret: 'default/ca', contents: ca.caPem }]);
     } finally {
       await ca.close();
     }
@@ -542,5 +543,64 @@ describe('hostile ModSecurity snippets and transaction ids', () => {
 
   test('passes nginx -t with the ModSecurity module', { skip: missingNginx }, async () => {
     await nginxSyntaxCheck(rendered, modSecurityContext);
+  });
+});
+
+describe('hostile backend TLS values (proxy-ssl-*)', () => {
+  const withBackendTls = (tls: Partial<NonNullable<LocationAnnotations['backendTls']>>): Configuration =>
+    configuration({
+      servers: [
+        server('a.example.com', [
+          location('/', 'prefix', web.name, {
+            annotations: {
+              backendProtocol: 'HTTPS',
+              backendTls: {
+                secret: { namespace: undefined, name: 'tls' },
+                files: { trustedCertificate: 'app-tls-ca-0.pem', clientCertificate: 'app-tls-client-0.pem' },
+                verify: true,
+                verifyDepth: 1,
+                ciphers: 'HIGH',
+                protocols: ['TLSv1.2'],
+                name: undefined,
+                serverName: false,
+                ...tls,
+              },
+            },
+          }),
+        ]),
+      ],
+      backends: [web],
+    });
+  const directive = (config: Configuration, name: string): string[][] => {
+    const tree = parseNginxConf(renderNginxConf(config, context));
+    assert.ok(!allDirectives(tree).some((found) => found.name === 'ssl_engine'));
+    return argsOf(locationOf(serverMatching(tree, 'a.example.com'), '/'), name);
+  };
+
+  test('a hostile cipher list is one argument of proxy_ssl_ciphers', () => {
+    for (const value of HOSTILE_STRINGS) assert.deepEqual(directive(withBackendTls({ ciphers: value }), 'proxy_ssl_ciphers'), [[value]]);
+  });
+
+  test('a hostile proxy-ssl-name is one argument of proxy_ssl_name, or refused for a malformed variable reference', () => {
+    for (const value of HOSTILE_STRINGS) {
+      const config = withBackendTls({ name: value });
+      if (value.includes('$')) assert.throws(() => renderNginxConf(config, context), /malformed nginx variable reference/);
+      else assert.deepEqual(directive(config, 'proxy_ssl_name'), [[value]]);
+    }
+  });
+
+  test('protocols, file ids and depths outside their closed sets are refused', () => {
+    for (const value of [...HOSTILE_STRINGS, LONG, '', '../../etc/passwd']) {
+      assert.throws(() => renderNginxConf(withBackendTls({ protocols: [value] }), context), /unknown ssl-protocols entry/);
+      for (const files of [
+        { trustedCertificate: value, clientCertificate: undefined },
+        { trustedCertificate: undefined, clientCertificate: value },
+      ]) {
+        assert.throws(() => renderNginxConf(withBackendTls({ files }), context), /not a secret file id|too long/);
+      }
+    }
+    for (const depth of [Number.NaN, -1, 1.5]) {
+      assert.throws(() => renderNginxConf(withBackendTls({ verifyDepth: depth }), context), /invalid integer/);
+    }
   });
 });
