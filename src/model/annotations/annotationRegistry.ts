@@ -6,6 +6,7 @@ import type { Balancing, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
+import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
@@ -24,6 +25,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
   configurationSnippet: configurationSnippetAnnotations,
+  externalAuth: externalAuthAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

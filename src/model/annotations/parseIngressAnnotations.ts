@@ -91,6 +91,7 @@ export function parseIngressAnnotations(
         proxy: location.proxy.resolve(values, settings),
         ipAccess: location.ipAccess.resolve(values, settings),
         ...optional('configurationSnippet', location.configurationSnippet.resolve(values, settings)),
+        ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
