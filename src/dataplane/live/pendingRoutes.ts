@@ -55,7 +55,7 @@ function qualifies(server: Server): boolean {
  * Rendered, the location would be the pending-route location itself: an exact
  * or prefix path, proxied over plain HTTP (or a 404) with the defaults' limits
  * and timeouts, no rewrite, no address filter, no forced redirect (a host
- * without TLS has no other).
+ * without TLS has no other), no external auth (the route would skip it).
  */
 function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   const { rewrite, backendProtocol, proxy, ipAccess } = location.annotations;
@@ -65,6 +65,7 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     !rewrite.useRegex &&
     !rewrite.forceSslRedirect &&
     backendProtocol === 'HTTP' &&
+    location.annotations.externalAuth === undefined &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
     proxy.bodySize === defaults.proxy.bodySize &&

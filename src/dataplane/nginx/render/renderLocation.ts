@@ -10,6 +10,7 @@ import { normalizePrefix } from '../../../model/locations.js';
 import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -28,6 +29,7 @@ export function renderLocations(server: ConfigBuilder, model: Server, scope: Ren
   for (const location of model.locations) {
     // The whole block is its Ingress's: its path, and values its annotations chose or left at the ConfigMap's defaults.
     server.from(scope.origins.ingress(location.ingress), () => {
+      renderExternalAuthLocations(server, location, model, scope);
       for (const matcher of locationMatchers(location, exactPaths)) {
         server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
       }
@@ -91,6 +93,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   });
   renderIpAccess(body, location.annotations.ipAccess);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
+  renderExternalAuthCheck(body, location, server, scope);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
 
@@ -204,7 +207,7 @@ function renderProxy(
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
-  for (const [name, value] of upstreamRequestHeaders(module, settings)) {
+  for (const [name, value] of [...upstreamRequestHeaders(module, settings), ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));

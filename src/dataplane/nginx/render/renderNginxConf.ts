@@ -9,6 +9,7 @@ import { filePath, literal, raw, type Argument } from './arguments.js';
 import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode } from './configBuilder.js';
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
+import { renderExternalAuthHttp } from './renderExternalAuth.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
@@ -58,6 +59,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
+    renderExternalAuthHttp(http, scope);
     renderServers(http, scope);
     renderNoEndpointsServer(http, context);
   });
