@@ -114,7 +114,7 @@ test('an ingress-nginx annotation not implemented yet is ignored with a warning'
 
 test('an unimplemented annotation whose absence would fail open refuses the Ingress', () => {
   assertRefusedWith({ 'auth-type': 'basic' }, [`${PREFIX}/auth-type`, 'not implemented yet', 'without the authentication']);
-  assertRefusedWith({ 'auth-url': 'https://auth.example/check' }, ['without the authentication']);
+  assertRefusedWith({ 'auth-secret': 'htpasswd' }, ['without the authentication']);
   assertRefusedWith({ 'limit-rps': '5' }, ['without the request limits']);
 });
 

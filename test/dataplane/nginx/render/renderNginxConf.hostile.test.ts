@@ -51,6 +51,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_configuration = require("portico.configuration")',
     'portico_certificate = require("portico.certificate")',
     'portico_routes = require("portico.routes")',
+    'portico_external_auth = require("portico.external_auth")',
     'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
   ['server_rewrite_by_lua_block', 'portico_routes.route()'],
