@@ -7,7 +7,6 @@ import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } 
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
-import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
@@ -21,7 +20,7 @@ import {
 } from './renderLua.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
-import { HttpVariable, setLogVariables } from './variables.js';
+import { HttpVariable, setLocationLogVariables } from './variables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
   const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));
@@ -82,15 +81,7 @@ function prefixPath(path: string): string {
 
 function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
-  const log = locationLogFields(location, backend);
-  setLogVariables(body, {
-    $proxy_upstream_name: log.upstream,
-    $namespace: log.namespace,
-    $ingress_name: log.ingress,
-    $service_name: log.service,
-    $service_port: log.servicePort,
-    $location_path: log.locationPath,
-  });
+  setLocationLogVariables(body, location, backend);
   renderIpAccess(body, location.annotations.ipAccess);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   renderExternalAuthCheck(body, location, server, scope);
