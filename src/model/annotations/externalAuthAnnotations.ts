@@ -50,7 +50,9 @@ export const parseCacheKey = patternParser(
 /** One `proxy_cache_valid`: status codes, then one time (`200 202 401 5m`). */
 function parseCacheDuration(text: string): ParsedValue<AuthCacheDuration> {
   const words = text.split(' ').filter((word) => word !== '');
-  const time = parseNginxTime(words.at(-1) ?? '');
+  // With a unit, as ingress-nginx's durationRegex: a bare `200` is a status code without its time, not 200 s.
+  const last = words.at(-1) ?? '';
+  const time = /[a-z]$/.test(last) ? parseNginxTime(last) : parseNginxTime('');
   const codes = words.slice(0, -1);
   if (!time.ok || !codes.every((code) => /^[1-5][0-9]{2}$/.test(code))) {
     return { ok: false, expected: 'status codes then one nginx time, such as 200 202 401 5m' };
