@@ -217,6 +217,8 @@ describe('global-auth-url', () => {
 
   test('not to an Ingress with enable-global-auth: "false"', async () => {
     await applyAnnotated(global, 'global-off', { 'enable-global-auth': 'false' });
+    await applyAnnotated(global, 'global-on', { 'enable-global-auth': 'true' });
+    await untilStatus(global, 'global-on', 401);
     await untilStatus(global, 'global-off', 200);
   });
 
