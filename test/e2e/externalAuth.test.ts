@@ -10,7 +10,7 @@ import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
 import { startExternalAuthService, type ExternalAuthService } from '../support/externalAuthService.js';
 import {
-  applyIngress,
+  applyIngressAndReload,
   createService,
   ingress,
   paths,
@@ -43,10 +43,11 @@ function authUrl(path = '/check'): string {
   return `http://${auth.address}:${auth.port}${path}`;
 }
 
+/** Applies the Ingress and waits for its reload, and for the workers from before it to retire (one would still answer 404). */
 async function applyAnnotated(portico: E2eCluster, name: string, annotations: Record<string, string>, specs?: PathSpec[]): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
   const rules = [{ host: hostOf(name), http: { paths: paths(...(specs ?? [['/', 'Prefix', 'echo']])) } }];
-  await applyIngress(portico, ingress(portico, name, { rules }, prefixed));
+  await applyIngressAndReload(portico, ingress(portico, name, { rules }, prefixed));
 }
 
 type RequestOptions = Omit<HttpGetOptions, 'port' | 'host'>;
