@@ -177,5 +177,8 @@ test('every feature together passes nginx -t', { skip: missingNginx }, async () 
     ],
     backends: [web],
   });
-  await nginxSyntaxCheck(renderNginxConf(config, context), context);
+  const text = renderNginxConf(config, context);
+  for (const directive of ['auth_request ', 'proxy_cache_path ', 'error_page 401', 'content_by_lua_block'])
+    assert.ok(text.includes(directive), directive);
+  await nginxSyntaxCheck(text, context);
 });
