@@ -10,6 +10,7 @@ import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
 import { startExternalAuthService, type ExternalAuthService } from '../support/externalAuthService.js';
 import {
+  applyIngress,
   applyIngressAndReload,
   createService,
   ingress,
@@ -143,6 +144,36 @@ test('an auth service that cannot be reached gives 500', async () => {
   const nowhere = await cluster.network.addAddress();
   await applyAnnotated(cluster, 'auth-down', { 'auth-url': `http://${nowhere}:9/check` });
   await untilStatus(cluster, 'auth-down', 500, { headers: ALLOW });
+});
+
+test('an auth-url carrying nginx syntax is Rejected; the last good version keeps authenticating (CVE-2025-24514)', async () => {
+  await applyAnnotated(cluster, 'injected', { 'auth-url': authUrl() });
+  await untilStatus(cluster, 'injected', 401);
+  const rules = [{ host: hostOf('injected'), http: { paths: paths(['/', 'Prefix', 'echo']) } }];
+  const hostileValues: Array<[value: string, reason: string]> = [
+    [`${authUrl()};\n}\nlocation /open { return 200; }\nlocation /x {`, 'control character'],
+    [`${authUrl()}"; return 200; #`, 'invalid value'],
+  ];
+  for (const [hostile, reason] of hostileValues) {
+    // A refused version reloads nothing: applyIngress, not applyAnnotated.
+    await applyIngress(cluster, ingress(cluster, 'injected', { rules }, { 'nginx.ingress.kubernetes.io/auth-url': hostile }));
+    await eventually(
+      async () => {
+        const events = await cluster.core.listNamespacedEvent({
+          namespace: cluster.namespace,
+          fieldSelector: 'involvedObject.name=injected',
+        });
+        const messages = events.items.filter((event) => event.reason === 'Rejected').map((event) => event.message ?? '');
+        assert.ok(
+          messages.some((message) => message.includes('auth-url') && message.includes(reason)),
+          JSON.stringify(messages),
+        );
+      },
+      { timeoutMs: 15_000 },
+    );
+    assert.equal((await send(cluster, 'injected')).status, 401);
+    assert.equal((await send(cluster, 'injected', { path: '/open' })).status, 401);
+  }
 });
 
 test('auth-method sets the method of the auth request', async () => {
