@@ -35,11 +35,10 @@
  * proxy's CPU time per request does not depend on that. Rounds alternate the
  * order of the proxies; the medians over rounds are compared.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
@@ -56,8 +55,7 @@ import { porticoConfVariant, type BalancerVariant } from './support/porticoConfV
 import { cpuCounters, cpuSecondsBetween, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
-
-const run = promisify(execFile);
+import { runWrk, type LoadResult } from './support/wrk.js';
 
 const PROXY_CPU = 0;
 const LOAD_CPU = 1;
@@ -66,14 +64,6 @@ const WARM_UP_SECONDS = 2;
 const HOST = 'bench.local';
 const BACKEND_BODY = 'hello from the benchmark backend\n';
 const CONFIG_MAP = 'default/portico-bench';
-
-interface LoadResult {
-  requests: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  socketErrors: number;
-}
 
 interface Round extends LoadResult {
   /** CPU time of the proxy's processes over the round, in % of one core. */
@@ -384,7 +374,7 @@ async function measureRound(proxy: Proxy, backendPid: number, seconds: number): 
   const [proxyBefore, backendBefore] = [await cpuTicks(proxyPids), await cpuTicks(backendPids)];
   const loadCpuBefore = await cpuCounters(LOAD_CPU);
   const started = performance.now();
-  const load = await runWrk(proxy.port, seconds);
+  const load = await runWrk({ port: proxy.port, host: HOST, seconds, connections: LOAD_CONNECTIONS, cpu: LOAD_CPU });
   const elapsedSeconds = (performance.now() - started) / 1000;
   const proxySeconds = cpuSecondsBetween(proxyBefore, await cpuTicks(proxyPids));
   const backendSeconds = cpuSecondsBetween(backendBefore, await cpuTicks(backendPids)).total;
@@ -397,56 +387,6 @@ async function measureRound(proxy: Proxy, backendPid: number, seconds: number): 
     backendCpuPercent: (100 * backendSeconds) / elapsedSeconds,
     loadCpuBusyPercent: (100 * (loadCpuAfter.busy - loadCpuBefore.busy)) / (loadCpuAfter.total - loadCpuBefore.total),
   };
-}
-
-/** One wrk run on LOAD_CPU, bounded by its duration (and a hard timeout should wrk hang). */
-async function runWrk(port: number, seconds: number): Promise<LoadResult> {
-  const { stdout } = await run(
-    'taskset',
-    [
-      '--cpu-list',
-      String(LOAD_CPU),
-      'wrk',
-      '--threads',
-      '1',
-      '--connections',
-      String(LOAD_CONNECTIONS),
-      '--duration',
-      `${seconds}s`,
-      '--latency',
-      '--header',
-      `Host: ${HOST}`,
-      `http://127.0.0.1:${port}/`,
-    ],
-    { timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' },
-  );
-  const nonSuccess = /Non-2xx or 3xx responses: (\d+)/.exec(stdout);
-  if (nonSuccess)
-    throw new Error(`${nonSuccess[1]} responses were not 2xx through :${port}; the benchmark measures nothing useful:\n${stdout}`);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
-  return {
-    requests: Number(match(stdout, /^\s+(\d+) requests in /m)),
-    requestsPerSecond: Number(match(stdout, /^Requests\/sec:\s+([\d.]+)$/m)),
-    p50Ms: latencyMs(stdout, '50%'),
-    p99Ms: latencyMs(stdout, '99%'),
-    socketErrors: socketErrors ? socketErrors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
-  };
-}
-
-function match(output: string, pattern: RegExp): string {
-  const found = pattern.exec(output)?.[1];
-  if (found === undefined) throw new Error(`unexpected wrk output (no ${pattern}):\n${output}`);
-  return found;
-}
-
-const LATENCY_UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000 };
-
-/** A line of wrk's latency distribution, e.g. `     99%    3.21ms`. */
-function latencyMs(output: string, percentile: string): number {
-  // wrk pads a value in seconds with a trailing space (`99%    1.02s `).
-  const line = new RegExp(`^\\s+${percentile}\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
-  if (line === null) throw new Error(`unexpected wrk output (no ${percentile} latency):\n${output}`);
-  return Number(line[1]) * LATENCY_UNIT_MS[line[2]!]!;
 }
 
 function printResults(comparisons: readonly Comparison[], results: ReadonlyMap<Proxy, readonly Round[]>): void {

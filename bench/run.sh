@@ -16,7 +16,7 @@ fi
 PORTICO_CONTROLPLANE_BIN=$(bash scripts/build-controlplane.sh)
 export PORTICO_CONTROLPLANE_BIN
 
-if [ $# -gt 0 ]; then benchmarks=("$@"); else benchmarks=(render ingressToTraffic ingressAtScale proxyThroughput liveUpdates admission metricsOverhead regexBacktracking); fi
+if [ $# -gt 0 ]; then benchmarks=("$@"); else benchmarks=(render ingressToTraffic ingressAtScale proxyThroughput liveUpdates admission metricsOverhead regexBacktracking externalAuthThroughput); fi
 for benchmark in "${benchmarks[@]}"; do
   printf '\n## %s\n\n' "$benchmark"
   node --import tsx "bench/$benchmark.ts"

@@ -3,7 +3,7 @@
 // where the spec speaks; ingress-nginx's merge rules where it is silent
 // (oldest Ingress wins, host-wide regex mode, per-host default backends,
 // canaries merged into their primaries' backends).
-import type { Ingress, Secret } from '../kube/objects.js';
+import type { ConfigMap, Ingress, Secret } from '../kube/objects.js';
 import type { EndpointPolicy, ServiceLookup } from './backends.js';
 import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
@@ -26,7 +26,7 @@ export interface AcceptedIngress {
 export interface ModelInput {
   /** Served, validated Ingresses (any order). */
   ingresses: readonly AcceptedIngress[];
-  lookup: ServiceLookup & { secret(key: string): Secret | undefined };
+  lookup: ServiceLookup & { secret(key: string): Secret | undefined; configMap(key: string): ConfigMap | undefined };
   settings: GlobalSettings;
   /** Annotations of locations Portico generates (the settings' defaults). */
   defaultAnnotations: LocationAnnotations;

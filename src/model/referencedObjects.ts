@@ -8,6 +8,7 @@
 import { resolveBackendTls } from './backendTlsSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
+import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
@@ -25,7 +26,7 @@ export interface ReferenceContext {
 export type ReferenceResolver = (annotations: LocationAnnotations, context: ReferenceContext) => LocationAnnotations;
 
 /** One per annotation group that names another object; each sees the previous one's result. */
-const RESOLVERS: readonly ReferenceResolver[] = [resolveClientCertificateSecret, resolveBackendTls];
+const RESOLVERS: readonly ReferenceResolver[] = [resolveClientCertificateSecret, resolveBackendTls, resolveAuthProxySetHeaders];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {
   return RESOLVERS.reduce((resolved, resolver) => resolver(resolved, context), annotations);

@@ -56,6 +56,60 @@ export interface LocationAnnotations {
   modSecurity?: ModSecurityAnnotations;
   /** `proxy-ssl-*`: TLS to HTTPS and GRPCS backends; set only with proxy-ssl-secret (backendTls.ts). */
   backendTls?: BackendTls;
+  /** `auth-url` and its group, or the ConfigMap's `global-auth-url` (externalAuthAnnotations.ts); unset: no external auth. */
+  externalAuth?: ExternalAuth;
+}
+
+/** An auth-url (or global-auth-url) parsed and re-serialised (externalAuthUrl.ts). */
+export interface AuthUrl {
+  scheme: 'http' | 'https';
+  /** Lower-case DNS name, IPv4 address, or IPv6 address in brackets. */
+  host: string;
+  port: number;
+  /** Path and query (`/check?x=$host`), `''` for none; `$name` references are nginx variables. */
+  path: string;
+}
+
+/**
+ * External authentication (ingress-nginx's authreq): each request first goes
+ * to `url` as a subrequest without body; 2xx lets it through, 401 and 403 go
+ * to the client (401 to the sign-in URL when there is one).
+ */
+export interface ExternalAuth {
+  url: AuthUrl;
+  /** `auth-method`; undefined: the client's method. */
+  method: string | undefined;
+  /** `auth-signin`: where a 401 redirects (302); may use nginx variables. */
+  signin: string | undefined;
+  /** `auth-signin-redirect-param`: the query parameter of the sign-in URL carrying the original URL. */
+  signinRedirectParam: string;
+  /** `auth-response-headers`: copied from the auth response to the upstream request. */
+  responseHeaders: string[];
+  /** `auth-request-redirect`: the X-Auth-Request-Redirect header; undefined: the request URI. */
+  requestRedirect: string | undefined;
+  /** `auth-cache-key`: set to cache auth responses under this key (may use nginx variables). */
+  cacheKey: string | undefined;
+  /** `auth-cache-duration`: how long each status is cached. */
+  cacheDurations: AuthCacheDuration[];
+  /** `auth-always-set-cookie`: the auth response's Set-Cookie on every response, not only on success. */
+  alwaysSetCookie: boolean;
+  /** `auth-proxy-set-headers`: the ConfigMap (`namespace/name` or name) of headers sent to the auth service. */
+  proxySetHeadersFrom: { namespace: string | undefined; name: string } | undefined;
+  /** That ConfigMap's headers, sorted by name (referencedObjects.ts fills them in). */
+  proxySetHeaders: Array<[name: string, value: string]>;
+  /** Why every request is refused (503) instead: the ConfigMap is missing, invalid or not allowed. */
+  denied: string | undefined;
+  /** `auth-snippet` (or `global-auth-snippet`): one line of nginx configuration in the auth location, when snippets are admitted. */
+  snippet: string | undefined;
+  /** From the ConfigMap's global-auth-* keys, not the Ingress's annotations. */
+  global: boolean;
+}
+
+/** `proxy_cache_valid`: these statuses (all of 200, 301 and 302 when empty) are cached for `time`. */
+export interface AuthCacheDuration {
+  codes: number[];
+  /** An nginx time, such as `5m`. */
+  time: string;
 }
 
 /** How nginx speaks TLS to the backend (`proxy-ssl-*`). */

@@ -4,6 +4,8 @@ import type { Ingress } from '../kube/objects.js';
 
 /** Annotations (after the prefix) whose value names a Secret as `name` or `namespace/name`. */
 const SECRET_ANNOTATIONS = ['auth-secret', 'auth-tls-secret', 'proxy-ssl-secret'];
+/** Annotations (after the prefix) whose value names a ConfigMap as `name` or `namespace/name`. */
+const CONFIG_MAP_ANNOTATIONS = ['auth-proxy-set-headers'];
 /** Annotations whose value names a Service in the Ingress's namespace. */
 const SERVICE_ANNOTATIONS = ['default-backend'];
 
@@ -16,6 +18,17 @@ export function secretsOfIngress(ingress: Ingress, annotationsPrefix: string): S
   }
   for (const name of SECRET_ANNOTATIONS) {
     const value = ingress.metadata?.annotations?.[`${annotationsPrefix}/${name}`];
+    if (value) keys.add(value.includes('/') ? value : `${namespace}/${value}`);
+  }
+  return keys;
+}
+
+/** Keys (`namespace/name`) of the ConfigMaps an Ingress's annotations name. */
+export function configMapsOfIngress(ingress: Ingress, annotationsPrefix: string): Set<string> {
+  const namespace = ingress.metadata?.namespace ?? '';
+  const keys = new Set<string>();
+  for (const name of CONFIG_MAP_ANNOTATIONS) {
+    const value = ingress.metadata?.annotations?.[`${annotationsPrefix}/${name}`]?.trim();
     if (value) keys.add(value.includes('/') ? value : `${namespace}/${value}`);
   }
   return keys;

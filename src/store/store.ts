@@ -23,7 +23,7 @@ import {
   type ClassDecision,
   type IngressClassSettings,
 } from './ingressClassFilter.js';
-import { secretsOfIngress, servicesOfIngress } from './ingressReferences.js';
+import { configMapsOfIngress, secretsOfIngress, servicesOfIngress } from './ingressReferences.js';
 import { ObjectCache } from './objectCache.js';
 import type { ObjectSink } from './objectSink.js';
 import { ReferenceIndex } from './referenceIndex.js';
@@ -71,6 +71,7 @@ export class Store implements StoreSnapshot {
   private readonly ownClasses = new Map<string, IngressClass>();
   private readonly decisions = new Map<string, ClassDecision>();
   private readonly ingressSecrets = new ReferenceIndex();
+  private readonly ingressConfigMaps = new ReferenceIndex();
   private readonly ingressServices = new ReferenceIndex();
   private readonly sliceServices = new ReferenceIndex();
 
@@ -148,6 +149,11 @@ export class Store implements StoreSnapshot {
     return this.servedIngresses(this.ingressServices.referrersOf(serviceKey));
   }
 
+  /** Ingresses whose annotations name the ConfigMap (auth-proxy-set-headers). */
+  ingressesUsingConfigMap(configMapKey: string): Ingress[] {
+    return this.servedIngresses(this.ingressConfigMaps.referrersOf(configMapKey));
+  }
+
   // ---- filters ----
 
   /** With --watch-namespace-selector: whether the namespace is selected (always true without it). */
@@ -181,10 +187,12 @@ export class Store implements StoreSnapshot {
     if (after) {
       this.decisions.set(key, decideIngressClass(after, this.ownClasses, this.settings));
       this.ingressSecrets.set(key, secretsOfIngress(after, this.settings.annotationsPrefix));
+      this.ingressConfigMaps.set(key, configMapsOfIngress(after, this.settings.annotationsPrefix));
       this.ingressServices.set(key, servicesOfIngress(after, this.settings.annotationsPrefix));
     } else {
       this.decisions.delete(key);
       this.ingressSecrets.delete(key);
+      this.ingressConfigMaps.delete(key);
       this.ingressServices.delete(key);
     }
     const isServed = after !== undefined && this.ingress(key) !== undefined;
@@ -245,7 +253,7 @@ export class Store implements StoreSnapshot {
       case 'Secret':
         return key === this.settings.defaultSslCertificate || this.ingressesUsingSecret(key).length > 0;
       case 'ConfigMap':
-        return this.settings.configMaps.includes(key);
+        return this.settings.configMaps.includes(key) || this.ingressesUsingConfigMap(key).length > 0;
     }
   }
 

@@ -2,7 +2,7 @@
 // order of creation is the order of age), the objects they name, and
 // buildConfiguration with the ConfigMap defaults.
 import assert from 'node:assert/strict';
-import type { EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
+import type { ConfigMap, EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
 import { parseIngressAnnotations } from '../../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration, type AcceptedIngress, type ModelInput } from '../../src/model/buildConfiguration.js';
 import { DEFAULT_SETTINGS } from '../../src/model/settings/globalSettings.js';
@@ -80,12 +80,18 @@ export function slice(
   };
 }
 
-export function world(services: Service[] = [], slices: EndpointSlice[] = [], secrets: Secret[] = []): ModelInput['lookup'] {
+export function world(
+  services: Service[] = [],
+  slices: EndpointSlice[] = [],
+  secrets: Secret[] = [],
+  configMaps: ConfigMap[] = [],
+): ModelInput['lookup'] {
   return {
     service: (key) => services.find((s) => `${s.metadata?.namespace}/${s.metadata?.name}` === key),
     endpointSlicesOfService: (key) =>
       slices.filter((s) => `${s.metadata?.namespace}/${s.metadata?.labels?.['kubernetes.io/service-name']}` === key),
     secret: (key) => secrets.find((s) => `${s.metadata?.namespace}/${s.metadata?.name}` === key),
+    configMap: (key) => configMaps.find((c) => `${c.metadata?.namespace}/${c.metadata?.name}` === key),
   };
 }
 

@@ -112,6 +112,22 @@ test('secrets named by auth annotations are indexed, with the configured prefix'
   assert.equal(store.ingressesUsingSecret('app/ca').length, 0);
 });
 
+test('a ConfigMap counts when a served Ingress names it in auth-proxy-set-headers (an edit re-syncs it)', () => {
+  const { store, changed } = storeWith();
+  store.sink('IngressClass').upsert(nginxClass);
+  store.sink('Ingress').upsert(ingress('web', routed('web'), { 'nginx.ingress.kubernetes.io/auth-proxy-set-headers': 'auth-headers' }));
+  changed();
+  const configMap = (namespace: string, name: string) => ({ metadata: { name, namespace, resourceVersion: '1' }, data: { 'X-A': 'a' } });
+  store.sink('ConfigMap').upsert(configMap('app', 'auth-headers'));
+  store.sink('ConfigMap').upsert(configMap('app', 'unrelated'));
+  store.sink('ConfigMap').upsert(configMap('other', 'auth-headers'));
+  assert.deepEqual(changed(), ['ConfigMap/app/auth-headers']);
+  assert.deepEqual(
+    store.ingressesUsingConfigMap('app/auth-headers').map((i) => i.metadata?.name),
+    ['web'],
+  );
+});
+
 test('--disable-catch-all hides Ingresses that only have a default backend', () => {
   const catchAll = ingress('all', { ingressClassName: 'nginx', defaultBackend: { service: { name: 'web', port: { number: 80 } } } });
   for (const disableCatchAll of [false, true]) {

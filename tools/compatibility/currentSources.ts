@@ -37,5 +37,6 @@ function differentDefault(key: string, field: keyof GlobalSettings, ingressNginx
     const parsed = parseGlobalSettings({ [key]: ingressNginxDefault }, ONE_CPU);
     if (parsed.problems.length === 0 && isDeepStrictEqual(parsed.settings[field], portico)) return undefined;
   }
-  return Array.isArray(portico) ? portico : [String(portico)];
+  const shown = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value)));
+  return Array.isArray(portico) ? portico.map(shown) : [shown(portico)];
 }

@@ -84,6 +84,7 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     !rewrite.useRegex &&
     !rewrite.forceSslRedirect &&
     backendProtocol === 'HTTP' &&
+    location.annotations.externalAuth === undefined &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
     proxy.bodySize === defaults.proxy.bodySize &&

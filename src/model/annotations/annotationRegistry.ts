@@ -8,6 +8,7 @@ import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
 import { backendTlsAnnotations } from './backendTlsAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
+import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
@@ -32,6 +33,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   limits: rateLimitAnnotations,
   modSecurity: modSecurityAnnotations,
   backendTls: backendTlsAnnotations,
+  externalAuth: externalAuthAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -95,6 +95,7 @@ export function parseIngressAnnotations(
         ...optional('limits', location.limits.resolve(values, settings)),
         ...optional('modSecurity', location.modSecurity.resolve(values, settings)),
         ...optional('backendTls', location.backendTls.resolve(values, settings)),
+        ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

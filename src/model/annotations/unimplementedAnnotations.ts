@@ -24,21 +24,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'auth-secret': 'Medium',
       'auth-secret-type': 'Low',
       'auth-realm': 'Medium',
-      // external authentication
-      'auth-url': 'High',
-      'auth-signin': 'High',
-      'auth-signin-redirect-param': 'Medium',
-      'auth-method': 'Low',
-      'auth-response-headers': 'Medium',
-      'auth-proxy-set-headers': 'Medium',
-      'auth-request-redirect': 'Medium',
-      'auth-cache-key': 'Medium',
-      'auth-cache-duration': 'Medium',
-      'auth-always-set-cookie': 'Low',
-      'auth-keepalive': 'Low',
-      'auth-keepalive-requests': 'Low',
-      'auth-keepalive-timeout': 'Low',
-      'auth-keepalive-share-vars': 'Low',
     },
   },
   {
@@ -73,7 +58,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'connection-proxy-header': 'Low',
       // access and authentication modifiers that only loosen
       satisfy: 'Low',
-      'enable-global-auth': 'Low',
       // frontend TLS
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',

@@ -1,7 +1,7 @@
 // The global ConfigMap (`--configmap`) as typed settings, with ingress-nginx's
 // key names (in comments) and defaults (config.go NewDefault()).
 
-import type { LoadBalanceAlgorithm } from '../types.js';
+import type { AuthCacheDuration, AuthUrl, LoadBalanceAlgorithm } from '../types.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -119,6 +119,29 @@ export interface GlobalSettings {
   enableModsecurity: boolean;
   /** enable-owasp-modsecurity-crs: the OWASP Core Rule Set too (only with enable-modsecurity). */
   enableOwaspModsecurityCrs: boolean;
+  // ---- external authentication of every location (externalAuthAnnotations.ts) ----
+  /** global-auth-url: undefined turns global auth off */
+  globalAuthUrl: AuthUrl | undefined;
+  /** global-auth-method */
+  globalAuthMethod: string | undefined;
+  /** global-auth-signin */
+  globalAuthSignin: string | undefined;
+  /** global-auth-signin-redirect-param */
+  globalAuthSigninRedirectParam: string;
+  /** global-auth-response-headers */
+  globalAuthResponseHeaders: string[];
+  /** global-auth-request-redirect */
+  globalAuthRequestRedirect: string | undefined;
+  /** global-auth-snippet (only with snippets admitted) */
+  globalAuthSnippet: string | undefined;
+  /** global-auth-cache-key */
+  globalAuthCacheKey: string | undefined;
+  /** global-auth-cache-duration */
+  globalAuthCacheDuration: AuthCacheDuration[];
+  /** global-auth-always-set-cookie */
+  globalAuthAlwaysSetCookie: boolean;
+  /** no-auth-locations: path prefixes never authenticated (neither global nor per-Ingress auth) */
+  noAuthLocations: string[];
 }
 
 export const DEFAULT_LOG_FORMAT_UPSTREAM =
@@ -179,4 +202,15 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   limitRateAfter: 0,
   enableModsecurity: false,
   enableOwaspModsecurityCrs: false,
+  globalAuthUrl: undefined,
+  globalAuthMethod: undefined,
+  globalAuthSignin: undefined,
+  globalAuthSigninRedirectParam: 'rd',
+  globalAuthResponseHeaders: [],
+  globalAuthRequestRedirect: undefined,
+  globalAuthSnippet: undefined,
+  globalAuthCacheKey: undefined,
+  globalAuthCacheDuration: [],
+  globalAuthAlwaysSetCookie: false,
+  noAuthLocations: ['/.well-known/acme-challenge'],
 };

@@ -1,5 +1,7 @@
 // Every global ConfigMap key ingress-nginx v1.15.1 documents
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
+// type and default as that table gives them, plus the one key its config.go reads
+// that the table leaves out (global-auth-always-set-cookie).
 // type and default as that table gives them. Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
@@ -238,6 +240,12 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'global-auth-snippet', type: 'string', default: '' },
   { key: 'global-auth-cache-key', type: 'string', default: '' },
   { key: 'global-auth-cache-duration', type: 'string', default: '200 202 401 5m' },
+  {
+    key: 'global-auth-always-set-cookie',
+    type: 'bool',
+    default: 'false',
+    note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go) and named by the issue',
+  },
   { key: 'no-auth-locations', type: 'string', default: '/.well-known/acme-challenge' },
   { key: 'block-cidrs', type: '[]string', default: '' },
   { key: 'block-user-agents', type: '[]string', default: '' },

@@ -4,6 +4,15 @@
 // directive needs; sizes, times and counts are bounded to what lets nginx load
 // and serve (a 0 s client timeout drops every connection, 100000 workers fork
 // without end). An invalid value keeps the default and is reported.
+import {
+  parseAuthMethod,
+  parseAuthResponseHeaders,
+  parseCacheDurations,
+  parseCacheKey,
+  parseRedirectParam,
+  parseRequestRedirect,
+} from '../annotations/externalAuthAnnotations.js';
+import { parseAuthUrl, parseSigninUrl } from '../annotations/externalAuthUrl.js';
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
@@ -156,6 +165,18 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   limitRateAfter: { key: 'limit-rate-after', parse: parseNonNegativeInteger },
   enableModsecurity: { key: 'enable-modsecurity', parse: parseBoolean },
   enableOwaspModsecurityCrs: { key: 'enable-owasp-modsecurity-crs', parse: parseBoolean },
+  globalAuthUrl: { key: 'global-auth-url', parse: parseAuthUrl },
+  globalAuthMethod: { key: 'global-auth-method', parse: parseAuthMethod },
+  globalAuthSignin: { key: 'global-auth-signin', parse: parseSigninUrl },
+  globalAuthSigninRedirectParam: { key: 'global-auth-signin-redirect-param', parse: parseRedirectParam },
+  globalAuthResponseHeaders: { key: 'global-auth-response-headers', parse: parseAuthResponseHeaders },
+  globalAuthRequestRedirect: { key: 'global-auth-request-redirect', parse: parseRequestRedirect },
+  // A snippet: stored as one line; externalAuthAnnotations.ts uses it only when the ConfigMap admits snippets.
+  globalAuthSnippet: { key: 'global-auth-snippet', parse: parseAnyText },
+  globalAuthCacheKey: { key: 'global-auth-cache-key', parse: parseCacheKey },
+  globalAuthCacheDuration: { key: 'global-auth-cache-duration', parse: parseCacheDurations },
+  globalAuthAlwaysSetCookie: { key: 'global-auth-always-set-cookie', parse: parseBoolean },
+  noAuthLocations: { key: 'no-auth-locations', parse: listParser(',', parseUrlPath, 'paths') },
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

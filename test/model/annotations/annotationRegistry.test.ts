@@ -90,6 +90,21 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'enable-modsecurity': 'Low',
     'enable-owasp-core-rules': 'Low',
     'modsecurity-transaction-id': 'High',
+    'auth-url': 'High',
+    'enable-global-auth': 'Low',
+    'auth-method': 'Low',
+    'auth-signin': 'High',
+    'auth-signin-redirect-param': 'Medium',
+    'auth-response-headers': 'Medium',
+    'auth-proxy-set-headers': 'Medium',
+    'auth-request-redirect': 'Medium',
+    'auth-cache-key': 'Medium',
+    'auth-cache-duration': 'Medium',
+    'auth-always-set-cookie': 'Low',
+    'auth-keepalive': 'Low',
+    'auth-keepalive-requests': 'Low',
+    'auth-keepalive-timeout': 'Low',
+    'auth-keepalive-share-vars': 'Low',
   });
 });
 
@@ -111,7 +126,7 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type']) {
+  for (const name of ['auth-type']) {
     assert.equal(unsafe(name), true, name);
   }
   for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'proxy-next-upstream']) {

@@ -122,7 +122,7 @@ test("an annotation that needs a module Debian's nginx lacks is ignored with a w
 
 test('an unimplemented annotation whose absence would fail open refuses the Ingress', () => {
   assertRefusedWith({ 'auth-type': 'basic' }, [`${PREFIX}/auth-type`, 'not implemented yet', 'without the authentication']);
-  assertRefusedWith({ 'auth-url': 'https://auth.example/check' }, ['without the authentication']);
+  assertRefusedWith({ 'auth-secret': 'htpasswd' }, ['without the authentication']);
 });
 
 test('an unknown name is ignored with a warning', () => {

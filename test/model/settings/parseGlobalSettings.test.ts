@@ -63,6 +63,17 @@ test('every field is read from its ingress-nginx key', () => {
     'limit-rate-after': '20',
     'enable-modsecurity': 'true',
     'enable-owasp-modsecurity-crs': 'true',
+    'global-auth-url': 'HTTP://Auth.Example:8080/check?u=$host',
+    'global-auth-method': 'POST',
+    'global-auth-signin': 'https://$host/oauth2/start',
+    'global-auth-signin-redirect-param': 'next',
+    'global-auth-response-headers': 'X-User, X-Email',
+    'global-auth-request-redirect': 'https://example.com/back',
+    'global-auth-snippet': 'proxy_set_header X-Snippet on;',
+    'global-auth-cache-key': '$remote_user$http_authorization',
+    'global-auth-cache-duration': '200 202 10m, 401 1m',
+    'global-auth-always-set-cookie': 'true',
+    'no-auth-locations': '/.well-known/acme-challenge, /public',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -116,6 +127,20 @@ test('every field is read from its ingress-nginx key', () => {
     limitRateAfter: 20,
     enableModsecurity: true,
     enableOwaspModsecurityCrs: true,
+    globalAuthUrl: { scheme: 'http', host: 'auth.example', port: 8080, path: '/check?u=$host' },
+    globalAuthMethod: 'POST',
+    globalAuthSignin: 'https://$host/oauth2/start',
+    globalAuthSigninRedirectParam: 'next',
+    globalAuthResponseHeaders: ['X-User', 'X-Email'],
+    globalAuthRequestRedirect: 'https://example.com/back',
+    globalAuthSnippet: 'proxy_set_header X-Snippet on;',
+    globalAuthCacheKey: '$remote_user$http_authorization',
+    globalAuthCacheDuration: [
+      { codes: [200, 202], time: '10m' },
+      { codes: [401], time: '1m' },
+    ],
+    globalAuthAlwaysSetCookie: true,
+    noAuthLocations: ['/.well-known/acme-challenge', '/public'],
   });
 });
 

@@ -155,6 +155,13 @@ const KEYWORDS = [
   // The catch-all server's location for hosts nginx.conf does not have yet (lua/portico/routes.lua).
   '@portico_pending',
   'upstreaminfo',
+  // External auth's response cache (renderExternalAuth.ts), ingress-nginx's sizes.
+  'levels=1:2',
+  'keys_zone=portico_auth_cache:10m',
+  'max_size=128m',
+  'inactive=30m',
+  'use_temp_path=off',
+  'portico_auth_cache',
   'escape=json',
   'text/html',
   'shared:SSL:10m',
@@ -255,6 +262,22 @@ export const raw = {
   /** `burst=<count>` (limit_req). */
   burst(count: number): Argument {
     return bare(`burst=${raw.integer(count).token}`);
+  },
+
+  /** An HTTP method of auth-method's closed set. */
+  httpMethod(method: string): Argument {
+    return /^(GET|HEAD|POST|PUT|PATCH|DELETE|CONNECT|OPTIONS|TRACE)$/.test(method) ? bare(method) : refuse('HTTP method', method);
+  },
+
+  /** A named location (`@name`) of Portico's own: letters, digits and `_`. */
+  namedLocation(name: string): Argument {
+    return /^@[a-z0-9_]{1,128}$/.test(name) ? bare(name) : refuse('named location', name);
+  },
+
+  /** An upstream `server`: `<DNS name or IP>:<port>` (IPv6 in brackets). */
+  hostPort(host: string, port: number): Argument {
+    const address = isDnsName(host) ? host : (ipForNginx(host) ?? refuse('host', host));
+    return bare(`${address}:${portNumber(port)}`);
   },
 
   /** The name of an `upstream` block. */

@@ -7,11 +7,11 @@ import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } 
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
-import { locationLogFields } from '../../locationLogFields.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
+import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -24,7 +24,7 @@ import { renderModSecurityLocation } from './renderModSecurity.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import type { RenderScope } from './renderScope.js';
-import { HttpVariable, setLogVariables } from './variables.js';
+import { HttpVariable, setLocationLogVariables } from './variables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
   const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));
@@ -32,6 +32,7 @@ export function renderLocations(server: ConfigBuilder, model: Server, scope: Ren
   for (const location of model.locations) {
     // The whole block is its Ingress's: its path, and values its annotations chose or left at the ConfigMap's defaults.
     server.from(scope.origins.ingress(location.ingress), () => {
+      renderExternalAuthLocations(server, location, model, scope);
       for (const matcher of locationMatchers(location, exactPaths)) {
         server.block('location', matcher, (body) => renderLocationBody(body, location, model, scope));
       }
@@ -84,18 +85,11 @@ function prefixPath(path: string): string {
 
 function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
-  const log = locationLogFields(location, backend);
-  setLogVariables(body, {
-    $proxy_upstream_name: log.upstream,
-    $namespace: log.namespace,
-    $ingress_name: log.ingress,
-    $service_name: log.service,
-    $service_port: log.servicePort,
-    $location_path: log.locationPath,
-  });
+  setLocationLogVariables(body, location, backend);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
+  renderExternalAuthCheck(body, location, server, scope);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
@@ -215,7 +209,7 @@ function renderProxy(
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
-  for (const [name, value] of upstreamRequestHeaders(module, settings)) {
+  for (const [name, value] of [...upstreamRequestHeaders(module, settings), ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));

@@ -33,6 +33,7 @@ const LuaHook = {
     luaBind('portico.configuration'),
     luaBind('portico.certificate'),
     luaBind('portico.routes'),
+    luaBind('portico.external_auth'),
     luaCall('portico.balancer', 'init', {
       status_port: context.ports.status,
       portico_ports: context.selfEndpoints.porticoPorts,

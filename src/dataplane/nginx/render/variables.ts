@@ -1,4 +1,6 @@
 // nginx variables Portico defines, by name, so every module spells them the same.
+import type { Backend, Location } from '../../../model/types.js';
+import { locationLogFields } from '../../locationLogFields.js';
 import { raw, text } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 
@@ -42,4 +44,17 @@ export function setLogVariables(builder: ConfigBuilder, values: Partial<Record<L
   for (const [name, value] of Object.entries(values)) {
     if (value !== undefined) builder.directive('set', raw.variable(name), text(value));
   }
+}
+
+/** A location's own values (locationLogFields); `backend` undefined for a 404 or a name the model does not list. */
+export function setLocationLogVariables(builder: ConfigBuilder, location: Location, backend: Backend | undefined): void {
+  const log = locationLogFields(location, backend);
+  setLogVariables(builder, {
+    $proxy_upstream_name: log.upstream,
+    $namespace: log.namespace,
+    $ingress_name: log.ingress,
+    $service_name: log.service,
+    $service_port: log.servicePort,
+    $location_path: log.locationPath,
+  });
 }

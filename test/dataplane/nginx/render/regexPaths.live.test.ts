@@ -111,6 +111,7 @@ describe('regex paths and rewrite targets served by nginx', { skip: missingNginx
             .filter(({ slice }) => `${slice.metadata?.namespace}/${slice.metadata?.labels?.['kubernetes.io/service-name']}` === key)
             .map(({ slice }) => slice),
         secret: () => undefined,
+        configMap: () => undefined,
       },
       settings: DEFAULT_SETTINGS,
       defaultAnnotations: defaultLocationAnnotations(DEFAULT_SETTINGS),

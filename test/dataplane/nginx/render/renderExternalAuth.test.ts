@@ -1,0 +1,184 @@
+// nginx.conf for external auth: what a protected location and its internal
+// auth location hold, what other locations do not get, and nginx -t.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
+import type { Configuration, Location } from '../../../../src/model/types.js';
+import { externalAuth, withAuth } from './externalAuthFixtures.js';
+import { backend, configuration, ingressRef, location, server, testContext } from './fixtures.js';
+import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
+import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
+import { allDirectives, argsOf, locationOf, named, only, serverNamed } from './parsedTree.js';
+
+const context = testContext();
+const web = backend('app/web:80', [{ address: '10.0.0.1', port: 8080 }]);
+const plain = (path: string): Location => location(path, 'prefix', web.name, { ingress: ingressRef('app', 'web') });
+
+function render(locations: Location[], settings: Configuration['settings'] | object = {}, tls = false): ParsedDirective[] {
+  return parseNginxConf(
+    renderNginxConf(
+      configuration({ servers: [server('_', []), server('a.example', locations, { tls })], backends: [web], settings }),
+      context,
+    ),
+  );
+}
+
+function authLocations(host: ParsedDirective): ParsedDirective[] {
+  return named(host.children, 'location').filter((block) => block.args[1]?.startsWith('/_external-auth-'));
+}
+
+function headers(block: ParsedDirective): Record<string, string> {
+  return Object.fromEntries(argsOf(block, 'proxy_set_header').map(([name = '', value = '']) => [name, value]));
+}
+
+describe('a location with auth-url', () => {
+  const auth = externalAuth({
+    url: { scheme: 'https', host: 'auth.example', port: 8443, path: '/check?u=$host' },
+    method: 'POST',
+    responseHeaders: ['X-User', 'X-Auth-Email'],
+    signin: 'https://login.example/start',
+    cacheKey: '$http_authorization',
+    cacheDurations: [{ codes: [200], time: '1m' }],
+    alwaysSetCookie: true,
+    proxySetHeaders: [['X-From-Map', 'v $host']],
+  });
+  const tree = render([withAuth(plain('/app'), auth), plain('/open')], {}, true);
+  const host = serverNamed(tree, 'a.example');
+  const [check] = authLocations(host);
+  assert.ok(check);
+  const protectedBlock = locationOf(host, '/app/');
+
+  test('asks the internal auth location, keeps its Set-Cookie and headers, sends a 401 to the sign-in location', () => {
+    assert.deepEqual(argsOf(protectedBlock, 'auth_request'), [[check.args[1] ?? '']]);
+    assert.deepEqual(argsOf(protectedBlock, 'auth_request_set'), [
+      ['$auth_cookie', '$upstream_http_set_cookie'],
+      ['$portico_auth_response_0', '$upstream_http_x_user'],
+      ['$portico_auth_response_1', '$upstream_http_x_auth_email'],
+    ]);
+    assert.deepEqual(argsOf(protectedBlock, 'add_header'), [
+      ['Set-Cookie', '$auth_cookie', 'always'],
+      // A location's add_header hides the server's.
+      ['Strict-Transport-Security', '$hsts_header', 'always'],
+    ]);
+    const [[code, equals, signin] = []] = argsOf(protectedBlock, 'error_page');
+    assert.deepEqual([code, equals], ['401', '=']);
+    assert.ok(signin?.startsWith('@portico_auth_signin_'));
+    const signinBlock = locationOf(host, signin ?? '');
+    assert.deepEqual(argsOf(signinBlock, 'set'), [
+      ['$portico_auth_signin', 'https://login.example/start?rd=$pass_access_scheme://$http_host'],
+    ]);
+    assert.equal(headers(protectedBlock)['X-User'], '$portico_auth_response_0');
+    assert.equal(headers(protectedBlock)['X-Auth-Email'], '$portico_auth_response_1');
+  });
+
+  test("the auth location: internal, bodyless, ingress-nginx's headers, the cache, TLS to the auth host", () => {
+    assert.deepEqual(argsOf(check, 'internal'), [[]]);
+    assert.deepEqual(argsOf(check, 'proxy_pass_request_body'), [['off']]);
+    assert.deepEqual(argsOf(check, 'proxy_method'), [['POST']]);
+    const sent = headers(check);
+    assert.equal(sent.Host, 'auth.example');
+    assert.equal(sent['X-Original-URL'], '$scheme://$http_host$request_uri');
+    assert.equal(sent['X-Sent-From'], 'nginx-ingress-controller');
+    assert.equal(sent['X-Auth-Request-Redirect'], '$request_uri');
+    assert.equal(sent['X-From-Map'], 'v $host');
+    assert.deepEqual(argsOf(check, 'proxy_cache'), [['portico_auth_cache']]);
+    assert.deepEqual(argsOf(check, 'proxy_cache_valid'), [['200', '1m']]);
+    assert.deepEqual(argsOf(check, 'proxy_ssl_name'), [['auth.example']]);
+    // The subrequest reruns the server's log defaults: the location's own are set back, the backend's name first.
+    assert.equal(argsOf(check, 'set')[0]?.[1], web.name);
+    const [[target = ''] = []] = argsOf(check, 'proxy_pass');
+    const upstream = /^https:\/\/(portico_auth_[0-9a-f]+)\/check\?u=\$host$/.exec(target)?.[1];
+    assert.ok(upstream, target);
+    const http = only(tree, 'http');
+    const upstreams = named(http.children, 'upstream').filter((block) => block.args[0] === upstream);
+    assert.deepEqual(
+      upstreams.map((block) => argsOf(block, 'server')),
+      [[['auth.example:8443']]],
+    );
+    assert.equal(argsOf(http, 'proxy_cache_path').length, 1);
+  });
+
+  test('a location without external auth gets none of it', () => {
+    const open = locationOf(host, '/open/');
+    for (const name of ['auth_request', 'auth_request_set', 'add_header', 'error_page']) assert.deepEqual(argsOf(open, name), [], name);
+    assert.deepEqual(
+      Object.keys(headers(open)).filter((name) => name.startsWith('X-U')),
+      [],
+    );
+  });
+});
+
+test('without external auth: no auth location, upstream, cache or Lua of it', () => {
+  const text = renderNginxConf(configuration({ servers: [server('a.example', [plain('/')])], backends: [web] }), context);
+  for (const absent of ['auth_request', '_external-auth', 'portico_auth', 'proxy_cache', 'portico_external_auth.signin_redirect']) {
+    assert.ok(!text.includes(absent), absent);
+  }
+});
+
+test('a sign-in URL that sets the redirect parameter itself is returned as it is', () => {
+  const tree = render([withAuth(plain('/'), externalAuth({ signin: 'https://login.example/?rd=https://home.example/' }))]);
+  const [signin] = named(serverNamed(tree, 'a.example').children, 'location').filter((block) => block.args[0]?.startsWith('@'));
+  assert.ok(signin);
+  assert.deepEqual(argsOf(signin, 'return'), [['302', 'https://login.example/?rd=https://home.example/']]);
+});
+
+test('a denied location answers 503 and has no auth location', () => {
+  const tree = render([withAuth(plain('/'), externalAuth({ denied: 'ConfigMap app/x not found' }))]);
+  const host = serverNamed(tree, 'a.example');
+  assert.deepEqual(authLocations(host), []);
+  assert.deepEqual(argsOf(locationOf(host, '/'), 'return'), [['503']]);
+});
+
+test('global auth: not for the catch-all nor no-auth-locations; one upstream for every location', () => {
+  const global = externalAuth({ global: true });
+  const tree = parseNginxConf(
+    renderNginxConf(
+      configuration({
+        servers: [
+          server('_', [withAuth(location('/', 'prefix', web.name, { ingress: undefined }), global)]),
+          server('a.example', [
+            withAuth(plain('/'), global),
+            withAuth(plain('/.well-known/acme-challenge'), global),
+            withAuth(plain('/b'), global),
+          ]),
+        ],
+        backends: [web],
+      }),
+      context,
+    ),
+  );
+  assert.deepEqual(authLocations(serverNamed(tree, '_')), []);
+  const host = serverNamed(tree, 'a.example');
+  assert.equal(authLocations(host).length, 2);
+  assert.deepEqual(argsOf(locationOf(host, '/.well-known/acme-challenge/'), 'auth_request'), []);
+  assert.equal(named(only(tree, 'http').children, 'upstream').filter((block) => block.args[0]?.startsWith('portico_auth_')).length, 1);
+  assert.ok(!allDirectives(tree).some((directive) => directive.name === 'proxy_cache_path'));
+});
+
+test('every feature together passes nginx -t', { skip: missingNginx }, async () => {
+  const all = externalAuth({
+    url: { scheme: 'https', host: '127.0.0.1', port: 9443, path: '/check?u=$host&m=$request_method' },
+    method: 'GET',
+    signin: 'https://$host/oauth2/start?theme=x',
+    responseHeaders: ['X-User'],
+    requestRedirect: 'https://a.example/back',
+    cacheKey: '$remote_user${http_authorization}',
+    cacheDurations: [
+      { codes: [200, 202], time: '10m' },
+      { codes: [], time: '1m' },
+    ],
+    alwaysSetCookie: true,
+    proxySetHeaders: [['X-A', 'quoted "v" \\ $host']],
+  });
+  const config = configuration({
+    servers: [
+      server('_', []),
+      server('a.example', [withAuth(plain('/'), all), withAuth(plain('/exact'), { ...all, global: true })], { tls: true }),
+    ],
+    backends: [web],
+  });
+  const text = renderNginxConf(config, context);
+  for (const directive of ['auth_request ', 'proxy_cache_path ', 'error_page 401', 'content_by_lua_block'])
+    assert.ok(text.includes(directive), directive);
+  await nginxSyntaxCheck(text, context);
+});

@@ -1,0 +1,102 @@
+/**
+ * An external authentication service for the tests (what oauth2-proxy or
+ * Authelia are behind auth-url), run as its own process in a test network:
+ * - the request header `x-test-auth: allow` → 200 with `X-Auth-User: alice`
+ *   (and `Set-Cookie: auth-session=1` when `x-test-cookie` is set, which nginx
+ *   would not cache);
+ * - `x-test-auth: forbid` → 403; anything else → 401;
+ * - `GET /_requests` (not counted) → `{ count, last }`: how many auth requests
+ *   it answered, and the method, target and headers of the last one.
+ *
+ * As a script: node --import tsx test/support/externalAuthService.ts --listen 198.18.1.5:0
+ * prints `listening <address>:<port>` once it accepts connections.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { spawnGuarded } from './childProcess.js';
+import { eventually } from './eventually.js';
+import { httpGet } from './httpGet.js';
+import type { TestNetwork } from './testNetwork.js';
+
+export interface AuthRequestLog {
+  count: number;
+  last: { method: string; url: string; headers: IncomingHttpHeaders } | undefined;
+}
+
+export interface ExternalAuthService {
+  address: string;
+  port: number;
+  /** What the service has seen so far. */
+  requests(): Promise<AuthRequestLog>;
+  stop(): Promise<void>;
+}
+
+/** Starts the service on a new address of `network`. */
+export async function startExternalAuthService(network: TestNetwork): Promise<ExternalAuthService> {
+  const address = await network.addAddress();
+  const logDir = await mkdtemp(join(tmpdir(), 'portico-auth-service-'));
+  const logPath = join(logDir, 'auth.log');
+  const script = fileURLToPath(import.meta.url);
+  const child = await spawnGuarded(
+    'external auth service',
+    'ip',
+    ['netns', 'exec', network.name, process.execPath, '--import', 'tsx', script, '--listen', `${address}:0`],
+    logPath,
+  );
+  const port = await eventually(
+    async () => {
+      if (child.hasExited()) throw new Error(`the auth service exited:\n${child.logTail()}`);
+      const listening = /^listening .+:(\d+)$/m.exec(await readFile(logPath, 'utf8'))?.[1];
+      if (listening === undefined) throw new Error(`the auth service is not listening yet:\n${child.logTail()}`);
+      return Number(listening);
+    },
+    { timeoutMs: 15_000 },
+  );
+  return {
+    address,
+    port,
+    async requests() {
+      const result = await httpGet({ address, port, path: '/_requests' });
+      return JSON.parse(result.body) as AuthRequestLog;
+    },
+    async stop() {
+      await child.stop(2_000);
+      await rm(logDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function serve(listen: string): void {
+  const separator = listen.lastIndexOf(':');
+  const log: AuthRequestLog = { count: 0, last: undefined };
+  const server = createServer((request, response) => {
+    if (request.url === '/_requests') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
+      return;
+    }
+    log.count++;
+    log.last = { method: request.method ?? '', url: request.url ?? '', headers: request.headers };
+    const verdict = request.headers['x-test-auth'];
+    if (verdict === 'allow') {
+      const cookie = request.headers['x-test-cookie'] === undefined ? {} : { 'set-cookie': 'auth-session=1' };
+      response.writeHead(200, { 'x-auth-user': 'alice', 'content-length': '0', ...cookie }).end();
+    } else {
+      response.writeHead(verdict === 'forbid' ? 403 : 401, { 'content-length': '0' }).end();
+    }
+  });
+  server.listen(Number(listen.slice(separator + 1)), listen.slice(0, separator), () => {
+    process.stdout.write(`listening ${listen.slice(0, separator)}:${(server.address() as AddressInfo).port}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { values } = parseArgs({ options: { listen: { type: 'string' } } });
+  if (values.listen === undefined) throw new Error('--listen <address>:<port> is required');
+  serve(values.listen);
+}
