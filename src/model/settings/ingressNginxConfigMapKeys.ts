@@ -2,7 +2,7 @@
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
 // type and default as that table gives them, plus the one key its config.go reads
 // that the table leaves out (global-auth-always-set-cookie).
-// type and default as that table gives them. Portico implements a part of
+// Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
 
