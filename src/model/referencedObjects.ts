@@ -5,6 +5,7 @@
 // Each such group adds one resolver: it turns its reference into the material
 // (or into a refusal of that location, with a problem on the Ingress: a
 // missing or unreadable object never leaves a location open).
+import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
@@ -23,7 +24,7 @@ export interface ReferenceContext {
 export type ReferenceResolver = (annotations: LocationAnnotations, context: ReferenceContext) => LocationAnnotations;
 
 /** One per annotation group that names another object; each sees the previous one's result. */
-const RESOLVERS: readonly ReferenceResolver[] = [];
+const RESOLVERS: readonly ReferenceResolver[] = [resolveBasicAuthSecret];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {
   return RESOLVERS.reduce((resolved, resolver) => resolver(resolved, context), annotations);

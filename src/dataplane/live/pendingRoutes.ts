@@ -67,6 +67,7 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     backendProtocol === 'HTTP' &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
+    location.annotations.basicAuth === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&

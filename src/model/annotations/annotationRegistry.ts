@@ -5,11 +5,13 @@ import type { RiskLevel } from '../settings/globalSettings.js';
 import type { Balancing, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { backendProtocolAnnotations } from './backendProtocolAnnotations.js';
+import { basicAuthAnnotations } from './basicAuthAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
+import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
@@ -24,6 +26,8 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   proxy: proxyAnnotations,
   ipAccess: ipAccessAnnotations,
   configurationSnippet: configurationSnippetAnnotations,
+  basicAuth: basicAuthAnnotations,
+  satisfy: satisfyAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -16,11 +16,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
   {
     unsafeToIgnore: 'ignoring it would serve the Ingress without the authentication it asks for',
     risks: {
-      // basic and digest authentication
-      'auth-type': 'Low',
-      'auth-secret': 'Medium',
-      'auth-secret-type': 'Low',
-      'auth-realm': 'Medium',
       // external authentication
       'auth-url': 'High',
       'auth-signin': 'High',
@@ -101,7 +96,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'limit-allowlist': 'Low',
       'limit-whitelist': 'Low',
       // access and authentication modifiers that only loosen
-      satisfy: 'Low',
       'enable-global-auth': 'Low',
       // frontend TLS
       'ssl-ciphers': 'Low',
