@@ -15,4 +15,5 @@ read_globals = {
   "portico_certificate",
   "portico_routes",
   "portico_monitor",
+  "portico_authentication",
 }

@@ -91,6 +91,8 @@ export function parseIngressAnnotations(
         proxy: location.proxy.resolve(values, settings),
         ipAccess: location.ipAccess.resolve(values, settings),
         ...optional('configurationSnippet', location.configurationSnippet.resolve(values, settings)),
+        ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
+        ...optional('satisfy', location.satisfy.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

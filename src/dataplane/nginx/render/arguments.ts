@@ -134,6 +134,7 @@ const KEYWORDS = [
   'off',
   'auto',
   'all',
+  'any',
   'default',
   'always',
   'break',

@@ -18,6 +18,7 @@ import {
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
+import { renderAuthentication } from './renderAuthentication.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLogVariables } from './variables.js';
@@ -90,6 +91,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
     $location_path: log.locationPath,
   });
   renderIpAccess(body, location.annotations.ipAccess);
+  renderAuthentication(body, location.annotations);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
