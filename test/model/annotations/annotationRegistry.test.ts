@@ -28,6 +28,11 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'allowlist-source-range': 'Medium',
     'whitelist-source-range': 'Medium',
     'denylist-source-range': 'Medium',
+    'auth-type': 'Low',
+    'auth-secret': 'Medium',
+    'auth-secret-type': 'Low',
+    'auth-realm': 'Medium',
+    satisfy: 'Low',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',
@@ -72,10 +77,17 @@ test('unimplemented annotations that guard access are marked unsafe to ignore', 
     assert.equal(known?.kind, 'unimplemented', name);
     return known.unsafeToIgnore !== undefined;
   };
-  for (const name of ['auth-url', 'auth-type', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
+  for (const name of ['auth-url', 'auth-tls-secret', 'limit-rps', 'enable-modsecurity', 'proxy-ssl-verify']) {
     assert.equal(unsafe(name), true, name);
   }
-  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'limit-whitelist', 'proxy-next-upstream']) {
+  for (const name of [
+    'enable-cors',
+    'session-cookie-partitioned',
+    'server-alias',
+    'enable-global-auth',
+    'limit-whitelist',
+    'proxy-next-upstream',
+  ]) {
     assert.equal(unsafe(name), false, name);
   }
 });

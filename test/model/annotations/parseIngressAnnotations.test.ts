@@ -113,8 +113,11 @@ test('an ingress-nginx annotation not implemented yet is ignored with a warning'
 });
 
 test('an unimplemented annotation whose absence would fail open refuses the Ingress', () => {
-  assertRefusedWith({ 'auth-type': 'basic' }, [`${PREFIX}/auth-type`, 'not implemented yet', 'without the authentication']);
-  assertRefusedWith({ 'auth-url': 'https://auth.example/check' }, ['without the authentication']);
+  assertRefusedWith({ 'auth-url': 'https://auth.example/check' }, [
+    `${PREFIX}/auth-url`,
+    'not implemented yet',
+    'without the authentication',
+  ]);
   assertRefusedWith({ 'limit-rps': '5' }, ['without the request limits']);
 });
 

@@ -6,13 +6,19 @@
 // are live state, basicAuthState.ts); locations without auth-type get nothing.
 import type { LocationAnnotations } from '../../../model/types.js';
 import { basicAuthKey } from '../../live/basicAuthState.js';
-import { raw, text } from './arguments.js';
+import { describeValue, raw, text } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaCall } from './luaCall.js';
 
+const SATISFY: Readonly<Record<string, 'any' | 'all'>> = { any: 'any', all: 'all' };
+
+function refuseSatisfy(value: string): never {
+  throw new Error(`invalid satisfy: ${describeValue(value)}`);
+}
+
 export function renderAuthentication(location: ConfigBuilder, annotations: LocationAnnotations): void {
   const { basicAuth, satisfy, backendProtocol } = annotations;
-  if (satisfy !== undefined) location.directive('satisfy', raw.keyword(satisfy));
+  if (satisfy !== undefined) location.directive('satisfy', raw.keyword(SATISFY[satisfy] ?? refuseSatisfy(satisfy)));
   if (basicAuth === undefined) return;
   // The Secret is unusable (the model warned): refuse in the rewrite phase, before `satisfy any` could let an address through.
   if (basicAuth.users === undefined) {

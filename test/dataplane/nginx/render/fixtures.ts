@@ -34,6 +34,8 @@ export interface AnnotationOverrides {
   backendProtocol?: LocationAnnotations['backendProtocol'];
   proxy?: Partial<LocationAnnotations['proxy']>;
   ipAccess?: Partial<LocationAnnotations['ipAccess']>;
+  basicAuth?: LocationAnnotations['basicAuth'];
+  satisfy?: LocationAnnotations['satisfy'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -42,6 +44,8 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     backendProtocol: overrides.backendProtocol ?? 'HTTP',
     proxy: { bodySize: '1m', connectTimeout: 5, readTimeout: 60, sendTimeout: 60, buffering: 'off', ...overrides.proxy },
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
+    ...(overrides.basicAuth && { basicAuth: overrides.basicAuth }),
+    ...(overrides.satisfy !== undefined && { satisfy: overrides.satisfy }),
   };
 }
 
