@@ -4,9 +4,13 @@
 // bcrypt, SHA); digest is spoken by curl --digest.
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
+import { Agent, request } from 'undici';
+import { prefixLayout } from '../../src/dataplane/nginx/process/prefixLayout.js';
 import type { EchoResponse } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
@@ -108,12 +112,42 @@ describe('basic authentication', () => {
     }
   });
 
-  test('a password changed in the Secret applies without an Ingress edit', async () => {
+  test('the hashes are in no file of the nginx prefix; GET on the configuration server shows counts, not hashes', async () => {
     await untilStatus('basic', 200, basic('apr', 'apr-secret'));
+    const secret = await cluster.core.readNamespacedSecret({ namespace: cluster.namespace, name: 'users' });
+    const hashes = Buffer.from(secret.data?.auth ?? '', 'base64')
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => line.split(':')[1] ?? '');
+    assert.equal(hashes.length, 2);
+    const files = await readdir(cluster.portico.prefix, { recursive: true, withFileTypes: true });
+    for (const file of files.filter((entry) => entry.isFile())) {
+      const text = await readFile(join(file.parentPath, file.name), 'latin1');
+      for (const hash of hashes) assert.ok(!text.includes(hash), `${join(file.parentPath, file.name)} holds a hash`);
+    }
+    const dispatcher = new Agent({ connect: { socketPath: prefixLayout(cluster.portico.prefix).configurationSocket } });
+    const response = await request('http://localhost/configuration/authentication', {
+      dispatcher,
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
+    });
+    const shown = await response.body.text();
+    await dispatcher.close();
+    assert.equal(response.statusCode, 200);
+    for (const hash of hashes) assert.ok(!shown.includes(hash));
+    assert.ok(Object.values((JSON.parse(shown) as { users: Record<string, number> }).users).includes(2), shown);
+  });
+
+  test('a password changed in the Secret applies without an Ingress edit and without a new nginx.conf (no reload)', async () => {
+    await untilStatus('basic', 200, basic('apr', 'apr-secret'));
+    const configFile = prefixLayout(cluster.portico.prefix).configFile;
+    const before = await readFile(configFile, 'utf8');
     await applySecret('users', { auth: `${await htpasswd('-m', 'apr', 'changed')}\n` });
     await untilStatus('basic', 200, basic('apr', 'changed'));
     assert.equal((await send('basic', basic('apr', 'apr-secret'))).status, 401);
     assert.equal((await send('basic', basic('bcrypt', 'bcrypt-secret'))).status, 401, 'a user removed from the Secret is refused');
+    assert.equal(await readFile(configFile, 'utf8'), before, 'nginx.conf unchanged');
   });
 
   test('auth-map: one key per user, {SHA} hashes', async () => {
