@@ -22,6 +22,7 @@ local ngx_req = ngx.req
 local decode_base64 = ngx.decode_base64
 local hmac_sha1 = ngx.hmac_sha1
 local ERR = ngx.ERR
+local WARN = ngx.WARN
 local type = type
 local pairs = pairs
 local tonumber = tonumber
@@ -186,7 +187,8 @@ function _M.access(options)
   local key = options.key
   local location = locations[key]
   if location == nil then
-    ngx_log(ERR, "no users for authentication key ", key, " (its auth-secret is unusable): answering 503")
+    -- Until the reload after an unusable Secret renders the location as `return 503` (the controller warned on the Ingress).
+    ngx_log(WARN, "no users for authentication key ", key, " (its auth-secret is unusable): answering 503")
     return ngx_exit(503)
   end
   local header = ngx_var.http_authorization

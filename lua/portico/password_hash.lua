@@ -1,9 +1,10 @@
 -- Whether a password matches one htpasswd hash, in the formats nginx's
 -- auth_basic_user_file accepts (ngx_crypt): `$apr1$` (Apache MD5), `{SHA}`,
 -- `{SSHA}`, `{PLAIN}`, and everything else through the C library's crypt,
--- here libxcrypt's crypt_rn via LuaJIT FFI (Debian 12: bcrypt `$2y$`/`$2b$`/
--- `$2a$`, `$5$`, `$6$`, `$1$`, yescrypt `$y$`, DES). Loaded by the master in
--- init_by_lua, so workers never open the library file.
+-- here libxcrypt's crypt_rn via LuaJIT FFI (Debian 12; tested: bcrypt `$2y$`/
+-- `$2b$`, `$5$`, `$6$`, `$1$`, DES; the library's other formats, such as
+-- yescrypt `$y$`, go the same way). Loaded by the master in init_by_lua, so
+-- workers never open the library file.
 local ffi = require("ffi")
 local bit = require("bit")
 
