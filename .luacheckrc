@@ -16,4 +16,5 @@ read_globals = {
   "portico_routes",
   "portico_monitor",
   "portico_external_auth",
+  "portico_authentication",
 }

@@ -2,6 +2,7 @@
 --   location = /configuration/backends     { content_by_lua_block { portico_configuration.handle_backends() } }
 --   location = /configuration/certificates { content_by_lua_block { portico_configuration.handle_certificates() } }
 --   location = /configuration/routes       { content_by_lua_block { portico_configuration.handle_routes() } }
+--   location = /configuration/authentication { content_by_lua_block { portico_configuration.handle_authentication() } }
 --   location = /is-dynamic-lb-initialized  { content_by_lua_block { portico_configuration.handle_initialized() } }
 -- POST stores a document (validated first; 400 leaves the stored one as it
 -- was), GET returns the stored one (certificates without their PEMs: a
@@ -11,6 +12,7 @@ local state = require("portico.state")
 local backends = require("portico.backends")
 local certificate = require("portico.certificate")
 local routes = require("portico.routes")
+local authentication = require("portico.authentication")
 local cjson = require("cjson.safe")
 
 local ngx = ngx
@@ -109,6 +111,11 @@ end
 
 function _M.handle_routes()
   handle_document("routes", routes.decode)
+end
+
+-- GET shows each user table as its number of users: a password hash is never served.
+function _M.handle_authentication()
+  handle_document("authentication", authentication.decode, authentication.shown)
 end
 
 -- The controller's health check: has the data plane been given its backends?

@@ -6,6 +6,7 @@
 // (or into a refusal of that location, with a problem on the Ingress: a
 // missing or unreadable object never leaves a location open).
 import { resolveBackendTls } from './backendTlsSecret.js';
+import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
@@ -26,7 +27,12 @@ export interface ReferenceContext {
 export type ReferenceResolver = (annotations: LocationAnnotations, context: ReferenceContext) => LocationAnnotations;
 
 /** One per annotation group that names another object; each sees the previous one's result. */
-const RESOLVERS: readonly ReferenceResolver[] = [resolveClientCertificateSecret, resolveBackendTls, resolveAuthProxySetHeaders];
+const RESOLVERS: readonly ReferenceResolver[] = [
+  resolveBasicAuthSecret,
+  resolveClientCertificateSecret,
+  resolveBackendTls,
+  resolveAuthProxySetHeaders,
+];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {
   return RESOLVERS.reduce((resolved, resolver) => resolver(resolved, context), annotations);

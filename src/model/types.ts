@@ -58,6 +58,37 @@ export interface LocationAnnotations {
   backendTls?: BackendTls;
   /** `auth-url` and its group, or the ConfigMap's `global-auth-url` (externalAuthAnnotations.ts); unset: no external auth. */
   externalAuth?: ExternalAuth;
+  /** `auth-type` basic or digest (with `auth-secret`, `auth-secret-type`, `auth-realm`); undefined without `auth-type`. */
+  basicAuth?: BasicAuth;
+  /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
+  satisfy?: 'any' | 'all';
+}
+
+/** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
+export interface BasicAuth {
+  type: 'basic' | 'digest';
+  /** `auth-realm`, default `""`. */
+  realm: string;
+  /** `auth-secret`: `name` or `namespace/name`; undefined when not set (the location refuses requests). */
+  secret: { namespace: string | undefined; name: string } | undefined;
+  /** `auth-secret-type`: key `auth` holds an htpasswd (or htdigest) file, or one key per user. */
+  secretType: 'auth-file' | 'auth-map';
+  /**
+   * The Secret's users, looked up by the model (basicAuthSecret.ts); undefined
+   * when it cannot be used (missing, another namespace, no `auth` key): the
+   * location then answers 503, never serves open.
+   */
+  users: PasswordTable | undefined;
+}
+
+/** Users and their password hashes: live state (pushed to Lua's shared memory), never written to a file or nginx.conf. */
+export interface PasswordTable {
+  /** `namespace/name` of the Secret. */
+  secret: string;
+  /** Changes with the content. */
+  id: string;
+  /** basic: user → htpasswd hash; digest: `user:realm` → HA1 (hex MD5). First entry of a user wins, as in nginx. */
+  entries: Record<string, string>;
 }
 
 /** An auth-url (or global-auth-url) parsed and re-serialised (externalAuthUrl.ts). */

@@ -248,6 +248,83 @@ tests["persistent: keys are md5(backend name .. host:port), as ingress-nginx"] =
   eq(balancer:find("unknown"), nil)
 end
 
+-- Hashes made by Apache's htpasswd (apr1, bcrypt, SHA) and Python's crypt (the same libxcrypt: $1$, $5$, $6$, DES).
+local password_hash = require("portico.password_hash")
+local digest_auth = require("portico.digest_auth")
+
+local HASHES = {
+  { "p\195\164ssword", "$apr1$uIVL1LWx$lGnhpcgpuWuPkWY3enNXe." },
+  { "a-password-longer-than-sixteen-bytes", "$apr1$hY4cWf7U$LyrvuA5R6vzjwZgHpUh5m/" },
+  { "", "$apr1$icWqKrK8$eyNxOf6kS7WiSvhpyDSC10" },
+  { "secret", "$2y$04$pWCKMIbYO4HKoRO8uC.SlO1yOZXgU60/o81N1u.pyZsT6giaMobVq" },
+  { "secret", "$2b$04$abcdefghijklmnopqrstuu2r9OfJnfCsdneAXAGHnS4UpFFP8WIrW" },
+  { "secret", "{SHA}5en6G6MezRroT3XKqkdPOmY/BfQ=" },
+  { "secret", "{PLAIN}secret" },
+  { "secret", "{SSHA}" .. ngx.encode_base64(ngx.sha1_bin("secret" .. "salt") .. "salt") },
+  { "secret", "$1$oRWr1JnY$m6p9sB/7arvRuzHBxqwNH." },
+  { "secret", "$5$8l31nMSAqBnI9FR6$wITgAzRhf6x69ep7vqZoyG.4BMjqIwLaokknuALQCe/" },
+  { "secret", "$6$v3OJDPiqzTQpBq0z$SoDRRTeWY8FPrV9CikGj.oHnESGRXdYC6Wif4H4WHA82j7C.F3W5Z41MnVTn61TxzveUuJKwHOrdS9/tGWXIL0" },
+  { "secret", "nqmxZCUN6JFQg" },
+}
+
+tests["password hashes: every format accepts its password and refuses others"] = function()
+  eq(password_hash.crypt_available, true, "libcrypt.so.1 loaded")
+  for _, case in ipairs(HASHES) do
+    local password, hash = case[1], case[2]
+    eq(password_hash.verify(password, hash), true, hash)
+    eq(password_hash.verify(password .. "x", hash), false, hash .. " with a longer password")
+    eq(password_hash.verify("wrong", hash), false, hash .. " with a wrong one")
+  end
+end
+
+tests["password hashes: empty, unknown and malformed hashes match nothing; NUL never truncates"] = function()
+  for _, hash in ipairs({ "", "*", "!", "$2y$04$short", "{SSHA}", "{SSHA}!!!", "$apr1$", "$9$x$y", "x" }) do
+    eq(password_hash.verify("", hash), false, hash)
+    eq(password_hash.verify("secret", hash), false, hash)
+  end
+  eq(password_hash.verify("secret\0tail", "$2b$04$abcdefghijklmnopqrstuu2r9OfJnfCsdneAXAGHnS4UpFFP8WIrW"), false)
+  eq(password_hash.verify("secret\0", "{PLAIN}secret"), false)
+end
+
+tests["password hashes: apr1 is Apache's MD5-crypt"] = function()
+  eq(password_hash.apr1("p\195\164ssword", "uIVL1LWx"), "$apr1$uIVL1LWx$lGnhpcgpuWuPkWY3enNXe.")
+  eq(password_hash.is_costly("$apr1$x$y"), true)
+  eq(password_hash.is_costly("{SHA}x"), false)
+  eq(password_hash.is_costly("$2y$05$x"), true)
+end
+
+tests["digest: Authorization parameters, quoted and bare, escapes; an unclosed quote is nothing"] = function()
+  local params = digest_auth.parse_params('username="al\\"ice", realm="r, 1",nonce=abc , qop=auth, NC=00000001')
+  eq(params.username, 'al"ice')
+  eq(params.realm, "r, 1")
+  eq(params.nonce, "abc")
+  eq(params.qop, "auth")
+  eq(params.nc, "00000001")
+  eq(digest_auth.parse_params('username="alice'), nil)
+end
+
+tests["digest: a response computed as RFC 2617 passes; tampered, other URI, other realm, forged nonce do not"] = function()
+  local md5 = ngx.md5
+  local ha1 = md5("alice:r:pw")
+  local entries = { ["alice:r"] = ha1 }
+  local nonce = string.match(digest_auth.challenge("r", 42, false), 'nonce="(%x+)"')
+  local function header(uri, response_uri, realm, nonce_value)
+    local response = md5(ha1 .. ":" .. nonce_value .. ":00000001:c:auth:" .. md5("GET:" .. response_uri))
+    return 'Digest username="alice", realm="' .. realm .. '", nonce="' .. nonce_value .. '", uri="' .. uri
+      .. '", qop=auth, nc=00000001, cnonce="c", response="' .. response .. '"'
+  end
+  eq(digest_auth.verify(header("/a?b", "/a?b", "r", nonce), "r", entries, 42, "GET", "/a?b"), true)
+  eq(digest_auth.verify(header("/a?b", "/a?b", "r", nonce), "r", entries, 42, "POST", "/a?b"), false, "method")
+  eq(digest_auth.verify(header("/a?b", "/other", "r", nonce), "r", entries, 42, "GET", "/a?b"), false, "tampered")
+  eq(digest_auth.verify(header("/other", "/other", "r", nonce), "r", entries, 42, "GET", "/a?b"), false, "other URI")
+  eq(digest_auth.verify(header("/a?b", "/a?b", "s", nonce), "r", entries, 42, "GET", "/a?b"), false, "other realm")
+  eq(digest_auth.verify(header("/a?b", "/a?b", "r", nonce), "r", entries, 43, "GET", "/a?b"), false, "another location's nonce")
+  local forged = string.sub(nonce, 1, 8) .. string.rep("0", 40)
+  eq(digest_auth.verify(header("/a?b", "/a?b", "r", forged), "r", entries, 42, "GET", "/a?b"), false, "forged nonce")
+  eq(digest_auth.verify(nil, "r", entries, 42, "GET", "/"), false)
+  eq(digest_auth.verify("Basic abc", "r", entries, 42, "GET", "/"), false)
+end
+
 function _M.run()
   local names = {}
   for name in pairs(tests) do

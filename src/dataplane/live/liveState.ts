@@ -7,6 +7,7 @@
 // fields, which mean nothing without it).
 import type { Backend, Canary, Configuration, Endpoint, LoadBalanceAlgorithm, SessionAffinity } from '../../model/types.js';
 import { ingressNginxUpstreamName } from '../../model/backends.js';
+import { authenticationDocument } from './basicAuthState.js';
 import { pendingRoutes } from './pendingRoutes.js';
 
 export interface LiveBackend {
@@ -54,6 +55,8 @@ export interface LiveState {
   certificates: string;
   /** JSON for POST /configuration/routes. */
   routes: string;
+  /** JSON for POST /configuration/authentication (basicAuthState.ts). */
+  authentication: string;
 }
 
 /** `servedHosts`: the hosts the running nginx.conf has server blocks for (none before the first start). */
@@ -70,6 +73,7 @@ export function liveStateOf(configuration: Configuration, servedHosts: ReadonlyS
     backends: JSON.stringify({ backends: configuration.backends.map(liveBackend) }),
     certificates: JSON.stringify({ certificates, servers, default: configuration.defaultCertificate ?? null }),
     routes: JSON.stringify(pendingRoutes(configuration, servedHosts)),
+    authentication: JSON.stringify(authenticationDocument(configuration)),
   };
 }
 

@@ -12,6 +12,7 @@ const PARTS = {
   backends: '/configuration/backends',
   certificates: '/configuration/certificates',
   routes: '/configuration/routes',
+  authentication: '/configuration/authentication',
 } as const;
 
 export interface LiveStateClientOptions {

@@ -87,6 +87,7 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
     location.annotations.externalAuth === undefined &&
     ipAccess.allow.length === 0 &&
     ipAccess.deny.length === 0 &&
+    location.annotations.basicAuth === undefined &&
     proxy.bodySize === defaults.proxy.bodySize &&
     proxy.connectTimeout === defaults.proxy.connectTimeout &&
     proxy.readTimeout === defaults.proxy.readTimeout &&

@@ -96,6 +96,8 @@ export function parseIngressAnnotations(
         ...optional('modSecurity', location.modSecurity.resolve(values, settings)),
         ...optional('backendTls', location.backendTls.resolve(values, settings)),
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
+        ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
+        ...optional('satisfy', location.satisfy.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -17,16 +17,6 @@ export interface UnimplementedAnnotationGroup {
 
 export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGroup[] = [
   {
-    unsafeToIgnore: 'ignoring it would serve the Ingress without the authentication it asks for',
-    risks: {
-      // basic and digest authentication
-      'auth-type': 'Low',
-      'auth-secret': 'Medium',
-      'auth-secret-type': 'Low',
-      'auth-realm': 'Medium',
-    },
-  },
-  {
     risks: {
       // rewrite and redirects
       'app-root': 'Medium',
@@ -56,8 +46,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'proxy-redirect-to': 'Medium',
       'client-body-buffer-size': 'Low',
       'connection-proxy-header': 'Low',
-      // access and authentication modifiers that only loosen
-      satisfy: 'Low',
       // frontend TLS
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',

@@ -64,6 +64,11 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'limit-whitelist': 'Low',
     'limit-rate': 'Low',
     'limit-rate-after': 'Low',
+    'auth-type': 'Low',
+    'auth-secret': 'Medium',
+    'auth-secret-type': 'Low',
+    'auth-realm': 'Medium',
+    satisfy: 'Low',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',
@@ -118,20 +123,6 @@ test('all five snippet annotations are Critical and gated as snippets', () => {
     'stream-snippet',
   ]);
   assert.ok(snippets.every(([, known]) => known.risk === 'Critical'));
-});
-
-test('unimplemented annotations that guard access are marked unsafe to ignore', () => {
-  const unsafe = (name: string) => {
-    const known = KNOWN_ANNOTATIONS.get(name);
-    assert.equal(known?.kind, 'unimplemented', name);
-    return known.unsafeToIgnore !== undefined;
-  };
-  for (const name of ['auth-type']) {
-    assert.equal(unsafe(name), true, name);
-  }
-  for (const name of ['enable-cors', 'session-cookie-partitioned', 'server-alias', 'satisfy', 'proxy-next-upstream']) {
-    assert.equal(unsafe(name), false, name);
-  }
 });
 
 test("the OpenTelemetry annotations need a module Debian's nginx lacks", () => {

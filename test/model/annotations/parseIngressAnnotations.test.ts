@@ -120,11 +120,6 @@ test("an annotation that needs a module Debian's nginx lacks is ignored with a w
   ]);
 });
 
-test('an unimplemented annotation whose absence would fail open refuses the Ingress', () => {
-  assertRefusedWith({ 'auth-type': 'basic' }, [`${PREFIX}/auth-type`, 'not implemented yet', 'without the authentication']);
-  assertRefusedWith({ 'auth-secret': 'htpasswd' }, ['without the authentication']);
-});
-
 test('an unknown name is ignored with a warning', () => {
   assert.deepEqual(accepted({ 'rewrite-targt': '/' }).warnings, [
     `annotation ${PREFIX}/rewrite-targt: unknown annotation (ingress-nginx has none by this name), ignored`,

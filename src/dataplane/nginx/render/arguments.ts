@@ -137,6 +137,7 @@ const KEYWORDS = [
   'optional_no_ca',
   'auto',
   'all',
+  'any',
   'default',
   'always',
   'break',

@@ -21,6 +21,7 @@ import {
   renderPendingRouteHook,
 } from './renderLua.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
+import { renderAuthentication } from './renderAuthentication.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import type { RenderScope } from './renderScope.js';
@@ -88,6 +89,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   setLocationLogVariables(body, location, backend);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
+  renderAuthentication(body, location.annotations);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   renderExternalAuthCheck(body, location, server, scope);
   const snippet = location.annotations.configurationSnippet;

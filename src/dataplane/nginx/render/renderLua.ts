@@ -34,6 +34,7 @@ const LuaHook = {
     luaBind('portico.certificate'),
     luaBind('portico.routes'),
     luaBind('portico.external_auth'),
+    luaBind('portico.authentication'),
     luaCall('portico.balancer', 'init', {
       status_port: context.ports.status,
       portico_ports: context.selfEndpoints.porticoPorts,
@@ -47,6 +48,7 @@ const LuaHook = {
   handleBackends: luaCall('portico.configuration', 'handle_backends'),
   handleCertificates: luaCall('portico.configuration', 'handle_certificates'),
   handleRoutes: luaCall('portico.configuration', 'handle_routes'),
+  handleAuthentication: luaCall('portico.configuration', 'handle_authentication'),
   route: luaCall('portico.routes', 'route'),
   handleInitialized: luaCall('portico.configuration', 'handle_initialized'),
 } as const;
@@ -173,6 +175,7 @@ export function renderLiveStateEndpoints(status: ConfigBuilder, context: RenderC
     ['/configuration/backends', LuaHook.handleBackends],
     ['/configuration/certificates', LuaHook.handleCertificates],
     ['/configuration/routes', LuaHook.handleRoutes],
+    ['/configuration/authentication', LuaHook.handleAuthentication],
     ['/is-dynamic-lb-initialized', LuaHook.handleInitialized],
   ] as const;
   for (const [path, handler] of endpoints) {

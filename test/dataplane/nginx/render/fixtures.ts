@@ -37,6 +37,8 @@ export interface AnnotationOverrides {
   ipAccess?: Partial<LocationAnnotations['ipAccess']>;
   limits?: RateLimits;
   backendTls?: LocationAnnotations['backendTls'];
+  basicAuth?: LocationAnnotations['basicAuth'];
+  satisfy?: LocationAnnotations['satisfy'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -47,6 +49,8 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     ipAccess: { allow: [], deny: [], ...overrides.ipAccess },
     ...(overrides.limits === undefined ? {} : { limits: overrides.limits }),
     ...(overrides.backendTls === undefined ? {} : { backendTls: overrides.backendTls }),
+    ...(overrides.basicAuth && { basicAuth: overrides.basicAuth }),
+    ...(overrides.satisfy !== undefined && { satisfy: overrides.satisfy }),
   };
 }
 

@@ -135,6 +135,33 @@ const ipAccess: GoldenScenario = {
   }),
 };
 
+const users = { secret: 'default/users', id: 'default/users@0123456789abcdef', entries: { alice: '$apr1$salt$hash' } };
+const basicAuth = {
+  type: 'basic' as const,
+  realm: 'Staff only',
+  secret: { namespace: undefined, name: 'users' },
+  secretType: 'auth-file' as const,
+};
+
+/** Basic auth (only its key in nginx.conf), with `satisfy any` and an allowlist, and a location whose Secret was unusable (503). */
+const authentication: GoldenScenario = {
+  name: 'basic-auth',
+  context: goldenContext(),
+  configuration: configuration({
+    servers: [
+      server('_', []),
+      server('staff.example.com', [
+        location('/', 'prefix', web.name, { annotations: { basicAuth: { ...basicAuth, users } } }),
+        location('/office', 'prefix', web.name, {
+          annotations: { basicAuth: { ...basicAuth, users }, satisfy: 'any', ipAccess: { allow: ['10.0.0.0/8'] } },
+        }),
+        location('/broken', 'prefix', web.name, { annotations: { basicAuth: { ...basicAuth, users: undefined } } }),
+      ]),
+    ],
+    backends: [web],
+  }),
+};
+
 /** 404 without a backend; a backend without endpoints or an unknown one goes to Lua (which answers 503) all the same. */
 const emptyBackends: GoldenScenario = {
   name: 'empty-backends',
@@ -158,4 +185,5 @@ export const GOLDEN_SCENARIOS: readonly GoldenScenario[] = [
   tlsWildcardDefaultBackend,
   ipAccess,
   emptyBackends,
+  authentication,
 ];

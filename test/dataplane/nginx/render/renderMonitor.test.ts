@@ -53,9 +53,11 @@ describe('monitor hook', () => {
     const target = (statement: string): string | undefined => /^(portico_[a-z_]+)\./.exec(statement)?.[1];
     const bound = init.flatMap((statement) => binding(statement) ?? []);
     assert.deepEqual([...bound].sort(), [
+      'portico_authentication',
       'portico_balancer',
       'portico_certificate',
       'portico_configuration',
+      'portico_external_auth',
       'portico_monitor',
       'portico_routes',
     ]);

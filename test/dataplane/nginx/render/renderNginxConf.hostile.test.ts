@@ -64,6 +64,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_certificate = require("portico.certificate")',
     'portico_routes = require("portico.routes")',
     'portico_external_auth = require("portico.external_auth")',
+    'portico_authentication = require("portico.authentication")',
     'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
   ['server_rewrite_by_lua_block', 'portico_routes.route()'],
@@ -74,6 +75,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   ['content_by_lua_block', 'portico_configuration.handle_backends()'],
   ['content_by_lua_block', 'portico_configuration.handle_certificates()'],
   ['content_by_lua_block', 'portico_configuration.handle_routes()'],
+  ['content_by_lua_block', 'portico_configuration.handle_authentication()'],
   ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
 ];
 
@@ -193,7 +195,7 @@ describe('hostile values in user-controlled fields', () => {
     const count = (name: string): number => blocks.filter(([blockName]) => blockName === name).length;
     assert.equal(count('init_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
-    assert.equal(count('content_by_lua_block'), 4);
+    assert.equal(count('content_by_lua_block'), 5);
     assert.equal(count('ssl_certificate_by_lua_block'), hostile.servers.length);
     // The catch-all's routes of hosts nginx.conf does not have yet.
     assert.equal(count('server_rewrite_by_lua_block'), 1);
@@ -357,6 +359,31 @@ describe('hostile values in validated fields are refused with a clear error; liv
       if (value !== '=') {
         assert.throws(() => render(withClientCertificates({ verifyClient: value as ClientVerification })), /invalid keyword/);
       }
+    });
+
+    test(`basic auth realm, Secret, users and hashes: live state, only a numeric key in nginx.conf ${label}`, () => {
+      const live = liveOnly(value);
+      const basicAuth = {
+        type: 'basic' as const,
+        realm: live,
+        secret: { namespace: live, name: live },
+        secretType: 'auth-file' as const,
+        users: { secret: live, id: live, entries: { [live]: live } },
+      };
+      const rendered = render(withLocation({ basicAuth, satisfy: 'any' }));
+      assert.ok(!rendered.includes(LIVE_ONLY));
+      const block = locationOf(serverMatching(parseNginxConf(rendered), 'a.example.com'), '/');
+      const [access] = luaBlocks([block]);
+      assert.match(access?.join(' ') ?? '', /^access_by_lua_block portico_authentication\.access\(\{ key = \d+ \}\)$/);
+      assert.deepEqual(argsOf(block, 'satisfy'), [['any']]);
+      // A Secret the model could not use: 503 before the access phase, no Lua.
+      const refused = locationOf(
+        serverMatching(parseNginxConf(render(withLocation({ basicAuth: { ...basicAuth, users: undefined } }))), 'a.example.com'),
+        '/',
+      );
+      assert.deepEqual(argsOf(refused, 'return'), [['503']]);
+      assert.deepEqual(luaBlocks([refused]), []);
+      assert.throws(() => render(withLocation({ satisfy: value as 'any' })), /invalid satisfy/);
     });
 
     test(`CIDR, body size, backend protocol ${label}`, () => {

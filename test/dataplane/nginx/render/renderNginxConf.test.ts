@@ -122,6 +122,7 @@ describe('main and http', () => {
           'portico_certificate = require("portico.certificate")',
           'portico_routes = require("portico.routes")',
           'portico_external_auth = require("portico.external_auth")',
+          'portico_authentication = require("portico.authentication")',
           'portico_balancer.init({ status_port = 10999, portico_ports = { 80, 443, 8181, 10999 }, refuse_loopback = false })',
         ],
       },
