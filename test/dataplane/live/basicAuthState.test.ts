@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Secret } from '../../../src/kube/objects.js';
 import { authenticationDocument } from '../../../src/dataplane/live/basicAuthState.js';
+import { acrossReload } from '../../../src/dataplane/live/acrossReload.js';
 import { liveStateOf } from '../../../src/dataplane/live/liveState.js';
 import { renderNginxConf } from '../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { testContext } from '../nginx/render/fixtures.js';
@@ -57,4 +58,16 @@ test('another realm or Secret is another key; an unusable Secret leaves the docu
   const conf = renderNginxConf(missing, testContext());
   assert.deepEqual(accessKeys(conf), []);
   assert.match(conf, /return 503;/);
+});
+
+test("across a reload, the running nginx.conf's keys stay in the document: a realm edit is not a 503 until the reload", () => {
+  const running = modelWith('a:b\n');
+  const next = modelWith('a:b\n', { 'auth-realm': 'Other' });
+  const [runningKey] = accessKeys(renderNginxConf(running, testContext()));
+  const [nextKey] = accessKeys(renderNginxConf(next, testContext()));
+  const document = authenticationDocument(acrossReload(running, next));
+  assert.deepEqual(Object.keys(document.locations).sort(), [runningKey, nextKey].sort());
+  assert.equal(document.locations[nextKey ?? '']?.realm, 'Other');
+  // Once the reload is done the next configuration's own document is pushed: the old key goes.
+  assert.deepEqual(Object.keys(authenticationDocument(next).locations), [nextKey]);
 });
