@@ -15,6 +15,7 @@ import type { EchoResponse, TlsSession } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import { applyIngress, createService, ECHO_PORT, ingress, paths, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applySecret } from '../support/applySecret.js';
 
 const run = promisify(execFile);
 
@@ -118,26 +119,6 @@ async function applyBackendTls(name: string, service: string, annotations: Recor
   );
 }
 
-/** Creates or replaces the Secret `name` with these keys. */
-async function applySecret(name: string, data: Record<string, string>): Promise<void> {
-  const { namespace } = cluster;
-  const body = {
-    metadata: { name },
-    data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
-  };
-  try {
-    const existing = await cluster.core.readNamespacedSecret({ namespace, name });
-    await cluster.core.replaceNamespacedSecret({
-      namespace,
-      name,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
-    await cluster.core.createNamespacedSecret({ namespace, body });
-  }
-}
-
 /** Waits until a request to the host of Ingress `name` gets `status`. */
 function untilStatus(name: string, status: number): Promise<HttpResult> {
   return eventually(
@@ -159,8 +140,8 @@ function sessionOf(result: HttpResult): TlsSession {
 
 describe('proxy-ssl-verify', () => {
   test('on, with the backend CA and proxy-ssl-name naming the certificate → 200; with another CA → 502', async () => {
-    await applySecret('right-ca', { 'ca.crt': pki.backendCa });
-    await applySecret('wrong-ca', { 'ca.crt': pki.wrongCa });
+    await applySecret(cluster, 'right-ca', { 'ca.crt': pki.backendCa });
+    await applySecret(cluster, 'wrong-ca', { 'ca.crt': pki.wrongCa });
     const verified = { 'proxy-ssl-verify': 'on', 'proxy-ssl-name': BACKEND_NAME };
     await applyBackendTls('right-ca', 'verified', { ...verified, 'proxy-ssl-secret': 'right-ca' });
     await applyBackendTls('wrong-ca', 'verified', { ...verified, 'proxy-ssl-secret': `${cluster.namespace}/wrong-ca` });
@@ -169,7 +150,7 @@ describe('proxy-ssl-verify', () => {
   });
 
   test("the certificate's name must match: nginx checks $proxy_host without proxy-ssl-name (502); proxy-ssl-server-name sends it as SNI", async () => {
-    await applySecret('name-ca', { 'ca.crt': pki.backendCa });
+    await applySecret(cluster, 'name-ca', { 'ca.crt': pki.backendCa });
     await applyBackendTls('unnamed', 'verified', { 'proxy-ssl-secret': 'name-ca', 'proxy-ssl-verify': 'on' });
     await untilStatus('unnamed', 502);
 
@@ -189,13 +170,13 @@ describe('a backend that requires a client certificate', () => {
   test("200 with proxy-ssl-secret's tls.crt and tls.key (the backend sees its CN), 502 without", async () => {
     await applyBackendTls('no-client-cert', 'mutual', {});
     await untilStatus('no-client-cert', 502);
-    await applySecret('client-cert', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
+    await applySecret(cluster, 'client-cert', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
     await applyBackendTls('client-cert', 'mutual', { 'proxy-ssl-secret': 'client-cert' });
     assert.equal(sessionOf(await untilStatus('client-cert', 200)).clientCertificate, CLIENT_NAME);
   });
 
   test('a location without the client certificate never reuses a connection another location made with it', async () => {
-    await applySecret('pooled', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
+    await applySecret(cluster, 'pooled', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
     await applyBackendTls('pooled-with', 'mutual', { 'proxy-ssl-secret': 'pooled' });
     await applyBackendTls('pooled-without', 'mutual', {});
     await untilStatus('pooled-with', 200);
@@ -211,7 +192,7 @@ describe('a backend that requires a client certificate', () => {
     const secrets = join(cluster.portico.prefix, 'secrets');
     const keyFile = (): Promise<string | undefined> =>
       readdir(secrets).then((names) => names.find((entry) => entry.startsWith(`${cluster.namespace}-file-client-`)));
-    await applySecret('file', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
+    await applySecret(cluster, 'file', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
     await applyBackendTls('file', 'mutual', { 'proxy-ssl-secret': 'file' });
     await untilStatus('file', 200);
     const file = await keyFile();
@@ -228,7 +209,7 @@ describe('a backend that requires a client certificate', () => {
 
 describe('proxy-ssl-protocols and proxy-ssl-ciphers', () => {
   test('reach the handshake: the backend reports the protocol and cipher nginx was limited to', async () => {
-    await applySecret('protocols', { 'ca.crt': pki.backendCa });
+    await applySecret(cluster, 'protocols', { 'ca.crt': pki.backendCa });
     await applyBackendTls('tls13', 'verified', { 'proxy-ssl-secret': 'protocols', 'proxy-ssl-protocols': 'TLSv1.3' });
     await applyBackendTls('tls12', 'verified', {
       'proxy-ssl-secret': 'protocols',
@@ -256,11 +237,11 @@ describe('the Secret', () => {
     );
     assert.match(events[0]?.message ?? '', /later not found/);
 
-    await applySecret('later', { 'ca.crt': pki.backendCa });
+    await applySecret(cluster, 'later', { 'ca.crt': pki.backendCa });
     await untilStatus('later', 200);
-    await applySecret('later', { 'ca.crt': pki.wrongCa });
+    await applySecret(cluster, 'later', { 'ca.crt': pki.wrongCa });
     await untilStatus('later', 502);
-    await applySecret('later', { 'ca.crt': 'not a certificate' });
+    await applySecret(cluster, 'later', { 'ca.crt': 'not a certificate' });
     await untilStatus('later', 503);
   });
 

@@ -15,6 +15,7 @@ import type { EchoResponse } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applySecret } from '../support/applySecret.js';
 
 const run = promisify(execFile);
 
@@ -43,26 +44,6 @@ function basic(user: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
 }
 
-async function applySecret(name: string, data: Record<string, string>): Promise<void> {
-  const body = {
-    metadata: { name },
-    type: 'Opaque',
-    data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
-  };
-  const { namespace } = cluster;
-  try {
-    const existing = await cluster.core.readNamespacedSecret({ namespace, name });
-    await cluster.core.replaceNamespacedSecret({
-      namespace,
-      name,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
-    await cluster.core.createNamespacedSecret({ namespace, body });
-  }
-}
-
 async function applyAuthIngress(name: string, annotations: Record<string, string>): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
   await applyIngress(
@@ -89,7 +70,7 @@ function untilStatus(name: string, status: number, headers: Record<string, strin
 describe('basic authentication', () => {
   before(async () => {
     const lines = [await htpasswd('-m', 'apr', 'apr-secret'), await htpasswd('-B', 'bcrypt', 'bcrypt-secret')];
-    await applySecret('users', { auth: `${lines.join('\n')}\n` });
+    await applySecret(cluster, 'users', { auth: `${lines.join('\n')}\n` });
     await applyAuthIngress('basic', { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-realm': REALM });
   });
 
@@ -143,7 +124,7 @@ describe('basic authentication', () => {
     await untilStatus('basic', 200, basic('apr', 'apr-secret'));
     const configFile = prefixLayout(cluster.portico.prefix).configFile;
     const before = await readFile(configFile, 'utf8');
-    await applySecret('users', { auth: `${await htpasswd('-m', 'apr', 'changed')}\n` });
+    await applySecret(cluster, 'users', { auth: `${await htpasswd('-m', 'apr', 'changed')}\n` });
     await untilStatus('basic', 200, basic('apr', 'changed'));
     assert.equal((await send('basic', basic('apr', 'apr-secret'))).status, 401);
     assert.equal((await send('basic', basic('bcrypt', 'bcrypt-secret'))).status, 401, 'a user removed from the Secret is refused');
@@ -152,7 +133,7 @@ describe('basic authentication', () => {
 
   test('auth-map: one key per user, {SHA} hashes', async () => {
     const hash = (await htpasswd('-s', 'mapped', 'map-secret')).split(':')[1] ?? '';
-    await applySecret('map-users', { mapped: hash });
+    await applySecret(cluster, 'map-users', { mapped: hash });
     await applyAuthIngress('map', { 'auth-type': 'basic', 'auth-secret': 'map-users', 'auth-secret-type': 'auth-map' });
     const refused = await untilStatus('map', 401);
     assert.equal(refused.headers['www-authenticate'], 'Basic realm=""');
@@ -165,7 +146,7 @@ describe('basic authentication', () => {
     await untilStatus('missing', 503);
     await untilStatus('missing', 503, basic('apr', 'apr-secret'));
 
-    await applySecret('doomed', { auth: `${await htpasswd('-m', 'doomed', 'pw')}\n` });
+    await applySecret(cluster, 'doomed', { auth: `${await htpasswd('-m', 'doomed', 'pw')}\n` });
     await applyAuthIngress('deleted', { 'auth-type': 'basic', 'auth-secret': 'doomed' });
     await untilStatus('deleted', 200, basic('doomed', 'pw'));
     await cluster.core.deleteNamespacedSecret({ namespace: cluster.namespace, name: 'doomed' });
@@ -194,7 +175,7 @@ describe('digest authentication', () => {
   const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
   before(async () => {
-    await applySecret('digest-users', { auth: `alice:${REALM}:${md5(`alice:${REALM}:wonderland`)}\n` });
+    await applySecret(cluster, 'digest-users', { auth: `alice:${REALM}:${md5(`alice:${REALM}:wonderland`)}\n` });
     await applyAuthIngress('digest', { 'auth-type': 'digest', 'auth-secret': 'digest-users', 'auth-realm': REALM });
   });
 
@@ -236,7 +217,7 @@ describe('satisfy with an allowlist (requests come from 127.0.0.1)', () => {
   ];
 
   before(async () => {
-    await applySecret('satisfy-users', { auth: `${await htpasswd('-m', 'sat', 'isfied')}\n` });
+    await applySecret(cluster, 'satisfy-users', { auth: `${await htpasswd('-m', 'sat', 'isfied')}\n` });
     for (const [name, satisfy, allow] of TABLE) {
       await applyAuthIngress(name, {
         'auth-type': 'basic',

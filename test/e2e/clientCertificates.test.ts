@@ -6,7 +6,6 @@
 // when the Secret is missing, unreadable or in another namespace.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1Secret } from '@kubernetes/client-node';
 import {
   createClientCertificateAuthority,
   type ClientCertificate,
@@ -16,6 +15,7 @@ import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applySecret } from '../support/applySecret.js';
 
 const UNTIL_SERVED = { timeoutMs: 20_000 };
 
@@ -34,7 +34,7 @@ before(async () => {
   partnerA = await partnerCa.issue('partner-a');
   partnerB = await partnerCa.issue('partner-b');
   stranger = await otherCa.issue('partner-a');
-  await applySecret('partner-ca', { 'ca.crt': partnerCa.caPem });
+  await applySecret(cluster, 'partner-ca', { 'ca.crt': partnerCa.caPem });
 });
 after(async () => {
   await cluster?.close();
@@ -44,24 +44,6 @@ after(async () => {
 
 function hostOf(name: string): string {
   return `${name}.mtls.test`;
-}
-
-async function applySecret(name: string, data: Record<string, string>, namespace = cluster.namespace): Promise<void> {
-  const body: V1Secret = {
-    metadata: { name },
-    data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
-  };
-  try {
-    const existing = await cluster.core.readNamespacedSecret({ namespace, name });
-    await cluster.core.replaceNamespacedSecret({
-      namespace,
-      name,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
-    await cluster.core.createNamespacedSecret({ namespace, body });
-  }
 }
 
 /** An Ingress for the host named after it, over TLS (a certificate of its own), every path to `echo`, with these auth-tls-* annotations. */
@@ -183,7 +165,7 @@ describe('the other auth-tls-* annotations', () => {
   });
 
   test('ca.crl: a revoked certificate gets 400, the others pass', async () => {
-    await applySecret('partner-ca-crl', { 'ca.crt': partnerCa.caPem, 'ca.crl': await partnerCa.crl([partnerB]) });
+    await applySecret(cluster, 'partner-ca-crl', { 'ca.crt': partnerCa.caPem, 'ca.crl': await partnerCa.crl([partnerB]) });
     await applyMtlsIngress('revoked', { 'auth-tls-secret': 'partner-ca-crl' });
     await untilStatus('revoked', partnerA, 200);
     await untilStatus('revoked', partnerB, 400);
@@ -196,17 +178,17 @@ describe('an unusable Secret: the host refuses every request (503) with a Warnin
     await untilWarning('missing', 'MissingClientCertificateSecret', /missing-ca not found/);
     await untilStatus('missing', undefined, 503);
     await untilStatus('missing', partnerA, 503);
-    await applySecret('missing-ca', { 'ca.crt': partnerCa.caPem });
+    await applySecret(cluster, 'missing-ca', { 'ca.crt': partnerCa.caPem });
     await untilStatus('missing', partnerA, 200);
     await untilStatus('missing', undefined, 400);
   });
 
   test('a ca.crt that is not PEM, and a Secret without ca.crt', async () => {
-    await applySecret('garbage-ca', { 'ca.crt': 'not a certificate' });
+    await applySecret(cluster, 'garbage-ca', { 'ca.crt': 'not a certificate' });
     await applyMtlsIngress('garbage', { 'auth-tls-secret': 'garbage-ca' });
     await untilWarning('garbage', 'InvalidClientCertificateSecret', /ca\.crt is not PEM/);
     await untilStatus('garbage', partnerA, 503);
-    await applySecret('garbage-ca', { 'tls.crt': partnerCa.caPem });
+    await applySecret(cluster, 'garbage-ca', { 'tls.crt': partnerCa.caPem });
     await untilWarning('garbage', 'InvalidClientCertificateSecret', /ca\.crt is missing/);
     await untilStatus('garbage', partnerA, 503);
   });

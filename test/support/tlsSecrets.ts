@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { V1Secret } from '@kubernetes/client-node';
+import { applySecret } from './applySecret.js';
 import type { E2eCluster } from './e2eCluster.js';
 
 const run = promisify(execFile);
@@ -69,25 +69,6 @@ export async function applyTlsSecret(
   dnsNames: readonly [string, ...string[]],
 ): Promise<TestCertificate> {
   const certificate = await selfSignedCertificate(dnsNames);
-  const body: V1Secret = {
-    metadata: { name },
-    type: 'kubernetes.io/tls',
-    data: {
-      'tls.crt': Buffer.from(certificate.certificatePem).toString('base64'),
-      'tls.key': Buffer.from(certificate.keyPem).toString('base64'),
-    },
-  };
-  const { namespace } = cluster;
-  try {
-    const existing = await cluster.core.readNamespacedSecret({ namespace, name });
-    await cluster.core.replaceNamespacedSecret({
-      namespace,
-      name,
-      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code !== 404) throw error;
-    await cluster.core.createNamespacedSecret({ namespace, body });
-  }
+  await applySecret(cluster, name, { 'tls.crt': certificate.certificatePem, 'tls.key': certificate.keyPem }, 'kubernetes.io/tls');
   return certificate;
 }
