@@ -33,6 +33,8 @@ export function currentSources(): CompatibilitySources {
  */
 function differentDefault(key: string, field: keyof GlobalSettings, ingressNginxDefault: string | undefined): string[] | undefined {
   const portico = DEFAULT_SETTINGS[field];
+  // An unset setting is ingress-nginx's empty default.
+  if (portico === undefined && (ingressNginxDefault ?? '') === '') return undefined;
   if (ingressNginxDefault !== undefined) {
     const parsed = parseGlobalSettings({ [key]: ingressNginxDefault }, ONE_CPU);
     if (parsed.problems.length === 0 && isDeepStrictEqual(parsed.settings[field], portico)) return undefined;

@@ -210,7 +210,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   globalAuthRequestRedirect: undefined,
   globalAuthSnippet: undefined,
   globalAuthCacheKey: undefined,
-  globalAuthCacheDuration: [],
+  globalAuthCacheDuration: [{ codes: [200, 202, 401], time: '5m' }],
   globalAuthAlwaysSetCookie: false,
   noAuthLocations: ['/.well-known/acme-challenge'],
 };
