@@ -15,6 +15,8 @@
 local ngx = ngx
 local capture = ngx.location.capture
 local type = type
+local pairs = pairs
+local lower = string.lower
 local gmatch = string.gmatch
 
 local _M = {}
@@ -23,8 +25,19 @@ function _M.signin_redirect()
   return ngx.redirect(ngx.var.portico_auth_signin .. ngx.escape_uri(ngx.var.request_uri), ngx.HTTP_MOVED_TEMPORARILY)
 end
 
--- A response header's value; of a repeated one the first, as nginx's $upstream_http_<name>.
-local function first(value)
+-- A response header's value, its name in any case (the subrequest's header table is a plain one,
+-- keyed as the auth service spelled them); of a repeated one the first, as nginx's $upstream_http_<name>.
+local function header_value(headers, name)
+  local value = headers[name]
+  if value == nil then
+    local wanted = lower(name)
+    for key, candidate in pairs(headers) do
+      if lower(key) == wanted then
+        value = candidate
+        break
+      end
+    end
+  end
   if type(value) == 'table' then
     return value[1]
   end
@@ -39,7 +52,7 @@ local function copy_response_headers(headers)
   -- Names of letters, digits, '-' and '_' (validated by the model), separated by ','.
   local index = 0
   for name in gmatch(names, '[^,]+') do
-    local value = first(headers[name])
+    local value = header_value(headers, name)
     if value ~= nil then
       ngx.var['portico_auth_response_' .. index] = value
     end
@@ -54,7 +67,7 @@ function _M.check(options)
     share_all_vars = options.share_vars,
   })
   local status = response.status
-  local cookie = first(response.header['Set-Cookie'])
+  local cookie = header_value(response.header, 'Set-Cookie')
   if cookie ~= nil then
     ngx.var.auth_cookie = cookie
   end

@@ -61,8 +61,8 @@ function signinLocationName(location: Location): string {
 function upstreamName(auth: ExternalAuth, location: Location): string {
   const origin = auth.global || location.ingress === undefined ? '' : `${location.ingress.namespace}/${location.ingress.name}`;
   // Keep-alive settings belong to the upstream: locations that differ in them need one each.
-  const keepalive = auth.keepalive === undefined ? '' : JSON.stringify(auth.keepalive);
-  const digest = createHash('sha256').update(`${origin} ${auth.url.host} ${auth.url.port} ${keepalive}`).digest('hex').slice(0, 16);
+  const keepalive = auth.keepalive === undefined ? '' : ` ${JSON.stringify(auth.keepalive)}`;
+  const digest = createHash('sha256').update(`${origin} ${auth.url.host} ${auth.url.port}${keepalive}`).digest('hex').slice(0, 16);
   return `portico_auth_${digest}`;
 }
 
