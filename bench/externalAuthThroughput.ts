@@ -4,15 +4,17 @@
  * Portico:
  *   node --import tsx bench/externalAuthThroughput.ts [--duration 10] [--rounds 5]
  *
- * Portico runs in manifest mode with `worker-processes: 1` and three hosts
+ * Portico runs in manifest mode with `worker-processes: 1` and four hosts
  * routing to one backend: `plain` (no auth), `auth` (auth-url, so every request
  * first asks the auth service) and `cached` (the same plus auth-cache-key
  * `$host` and auth-cache-duration `200 10m`, so after the first request the
- * answer comes from nginx's cache). The backend and the auth service are one
+ * answer comes from nginx's cache) and `kept` (auth-url with auth-keepalive 32:
+ * a Lua subrequest over kept-alive connections instead of auth_request; with
+ * `use-http2: false`, which auth-keepalive needs, as in ingress-nginx). The backend and the auth service are one
  * nginx answering 200 at once (a real auth service costs more; this measures
  * what Portico's side costs). Portico's nginx is pinned to CPU 0; the backend,
  * the auth service and wrk (one thread, 32 connections) to CPU 1. Each
- * uncached auth request opens a new connection to the auth service (nginx's
+ * uncached auth request but kept's opens a new connection to the auth service (nginx's
  * auth_request keeps none alive), which CPU 1 also pays for: its busy share is
  * printed, and near 100 % requests/s is bounded by that side. Rounds alternate
  * the order of the hosts; medians over rounds are compared.
@@ -65,6 +67,7 @@ function variants(backendPort: number): Variant[] {
       host: 'cached.bench',
       annotations: { 'auth-url': authUrl, 'auth-cache-key': '$host', 'auth-cache-duration': '200 10m' },
     },
+    { name: 'auth-url + auth-keepalive', host: 'kept.bench', annotations: { 'auth-url': authUrl, 'auth-keepalive': '32' } },
   ];
 }
 
@@ -173,7 +176,7 @@ async function startPorticoFor(
   const [namespace, name] = CONFIG_MAP.split('/');
   const objects: object[] = [
     { apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'nginx' }, spec: { controller: 'k8s.io/ingress-nginx' } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { 'worker-processes': '1' } },
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { 'worker-processes': '1', 'use-http2': 'false' } },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'backend' }, spec: { ports: [{ name: 'http', port: 80 }] } },
     {
       apiVersion: 'discovery.k8s.io/v1',

@@ -134,6 +134,20 @@ export interface ExternalAuth {
   snippet: string | undefined;
   /** From the ConfigMap's global-auth-* keys, not the Ingress's annotations. */
   global: boolean;
+  /** `auth-keepalive*`: connections to the auth service kept open, through a Lua subrequest; undefined: one connection per auth request. */
+  keepalive: AuthKeepalive | undefined;
+}
+
+/** An auth service's idle connections kept per worker (nginx's upstream `keepalive`). */
+export interface AuthKeepalive {
+  /** `auth-keepalive`: at most this many idle connections per worker. */
+  connections: number;
+  /** `auth-keepalive-requests`: requests one connection serves before it is closed. */
+  requests: number;
+  /** `auth-keepalive-timeout`: seconds an idle connection stays open. */
+  timeoutSeconds: number;
+  /** `auth-keepalive-share-vars`: the auth subrequest shares the request's nginx variables. */
+  shareVars: boolean;
 }
 
 /** `proxy_cache_valid`: these statuses (all of 200, 301 and 302 when empty) are cached for `time`. */

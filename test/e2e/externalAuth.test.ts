@@ -134,9 +134,12 @@ test('auth-cache-key and auth-cache-duration: a second identical request does no
 test('without auth-cache-key every request asks the auth service', async () => {
   await applyAnnotated(cluster, 'uncached', { 'auth-url': authUrl() });
   await untilStatus(cluster, 'uncached', 200, { headers: ALLOW });
-  const before = (await auth.requests()).count;
+  const before = await auth.requests();
   for (let i = 0; i < 3; i++) assert.equal((await send(cluster, 'uncached', { headers: ALLOW })).status, 200);
-  assert.equal((await auth.requests()).count, before + 3);
+  const after = await auth.requests();
+  assert.equal(after.count, before.count + 3);
+  // auth_request: a connection of its own for each.
+  assert.equal(after.connections, before.connections + 3);
 });
 
 test('an auth service that cannot be reached gives 500', async () => {
@@ -261,5 +264,66 @@ describe('global-auth-url', () => {
     ]);
     await untilStatus(global, 'global-public', 401, { path: '/private' });
     await untilStatus(global, 'global-public', 200, { path: '/public/page' });
+  });
+});
+
+describe('auth-keepalive', () => {
+  const SETTINGS = 'portico-http1';
+  let http1: E2eCluster;
+
+  before(async () => {
+    // As ingress-nginx, keep-alive is used only with use-http2 off: a Portico of its own reading that.
+    await cluster.core.createNamespacedConfigMap({
+      namespace: cluster.namespace,
+      body: { metadata: { name: SETTINGS }, data: { 'use-http2': 'false' } },
+    });
+    http1 = await startE2eCluster('external-auth-keepalive', [`--configmap=${cluster.namespace}/${SETTINGS}`], {
+      namespace: cluster.namespace,
+    });
+  });
+  after(() => http1?.close());
+
+  const REQUESTS = 8;
+
+  test('several auth requests share a connection; allowed, refused and the auth response header as with auth_request', async () => {
+    await applyAnnotated(http1, 'kept', { 'auth-url': authUrl(), 'auth-keepalive': '4', 'auth-response-headers': 'X-Auth-User' });
+    await untilStatus(http1, 'kept', 200, { headers: ALLOW });
+    const before = await auth.requests();
+    for (let i = 0; i < REQUESTS; i++) {
+      const result = await send(http1, 'kept', { headers: { ...ALLOW, 'x-auth-user': 'mallory' } });
+      assert.equal(result.status, 200);
+      assert.equal(echoed(result).headers['x-auth-user'], 'alice');
+    }
+    const after = await auth.requests();
+    assert.equal(after.count, before.count + REQUESTS);
+    // Each nginx worker keeps its own idle connections: at most one new connection per worker (2 cores, 2 workers).
+    assert.ok(after.connections - before.connections <= 2, `${after.connections - before.connections} connections for ${REQUESTS}`);
+    assert.equal(after.last?.headers.connection, undefined);
+    assert.equal((await send(http1, 'kept')).status, 401);
+    assert.equal((await send(http1, 'kept', { headers: { 'x-test-auth': 'forbid' } })).status, 403);
+  });
+
+  test('without auth-keepalive, the same Portico opens a connection per auth request', async () => {
+    await applyAnnotated(http1, 'unkept', { 'auth-url': authUrl() });
+    await untilStatus(http1, 'unkept', 200, { headers: ALLOW });
+    const before = await auth.requests();
+    for (let i = 0; i < 3; i++) assert.equal((await send(http1, 'unkept', { headers: ALLOW })).status, 200);
+    assert.equal((await auth.requests()).connections, before.connections + 3);
+  });
+
+  test('a 401 with auth-signin still becomes the 302 to the sign-in URL', async () => {
+    await applyAnnotated(http1, 'kept-signin', {
+      'auth-url': authUrl(),
+      'auth-keepalive': '2',
+      'auth-signin': 'https://signin.example/start',
+    });
+    const result = await untilStatus(http1, 'kept-signin', 302, { path: '/a?b=c' });
+    assert.equal(result.headers.location, `https://signin.example/start?rd=http://${hostOf('kept-signin')}%2Fa%3Fb%3Dc`);
+  });
+
+  test('an auth service that cannot be reached gives 500', async () => {
+    const nowhere = await cluster.network.addAddress();
+    await applyAnnotated(http1, 'kept-down', { 'auth-url': `http://${nowhere}:9/check`, 'auth-keepalive': '2' });
+    await untilStatus(http1, 'kept-down', 500, { headers: ALLOW });
   });
 });

@@ -5,8 +5,9 @@
  *   (and `Set-Cookie: auth-session=1` when `x-test-cookie` is set, which nginx
  *   would not cache);
  * - `x-test-auth: forbid` → 403; anything else → 401;
- * - `GET /_requests` (not counted) → `{ count, last }`: how many auth requests
- *   it answered, and the method, target and headers of the last one.
+ * - `GET /_requests` (not counted) → `{ count, connections, last }`: how many
+ *   auth requests it answered, over how many distinct TCP connections, and the
+ *   method, target and headers of the last one.
  *
  * As a script: node --import tsx test/support/externalAuthService.ts --listen 198.18.1.5:0
  * prints `listening <address>:<port>` once it accepts connections.
@@ -25,6 +26,8 @@ import type { TestNetwork } from './testNetwork.js';
 
 export interface AuthRequestLog {
   count: number;
+  /** Distinct client connections the counted requests came over (keep-alive reuses one). */
+  connections: number;
   last: { method: string; url: string; headers: IncomingHttpHeaders } | undefined;
 }
 
@@ -73,13 +76,18 @@ export async function startExternalAuthService(network: TestNetwork): Promise<Ex
 
 function serve(listen: string): void {
   const separator = listen.lastIndexOf(':');
-  const log: AuthRequestLog = { count: 0, last: undefined };
+  const log: AuthRequestLog = { count: 0, connections: 0, last: undefined };
+  const seen = new WeakSet<object>();
   const server = createServer((request, response) => {
     if (request.url === '/_requests') {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(log));
       return;
     }
     log.count++;
+    if (!seen.has(request.socket)) {
+      seen.add(request.socket);
+      log.connections++;
+    }
     log.last = { method: request.method ?? '', url: request.url ?? '', headers: request.headers };
     const verdict = request.headers['x-test-auth'];
     if (verdict === 'allow') {

@@ -5,18 +5,26 @@
 // where nginx would otherwise read syntax (URLs in externalAuthUrl.ts).
 import { parseObjectReference, type ObjectReference } from '../objectReference.js';
 import type { GlobalSettings } from '../settings/globalSettings.js';
+import { MAX_UPSTREAM_KEEPALIVE_CONNECTIONS } from '../settings/nginxLimits.js';
 import {
   integerParser,
   listParser,
   optionParser,
   parseBoolean,
   parseNginxTime,
+  parseSeconds,
   patternParser,
   type ParsedValue,
   type ValueParser,
 } from '../settings/valueSyntax.js';
-import type { AuthCacheDuration, AuthUrl, ExternalAuth, LocationAnnotations } from '../types.js';
-import { issuesIfSet, type AnnotationDefinition, type AnnotationGroup, type AnnotationIssue } from './annotationDefinition.js';
+import type { AuthCacheDuration, AuthKeepalive, AuthUrl, ExternalAuth, LocationAnnotations } from '../types.js';
+import {
+  issuesIfSet,
+  type AnnotationDefinition,
+  type AnnotationGroup,
+  type AnnotationIssue,
+  type AnnotationValues,
+} from './annotationDefinition.js';
 import { parseAuthUrl, parseSigninUrl } from './externalAuthUrl.js';
 import { SNIPPET_RISK, snippetRefusal } from './snippetAnnotations.js';
 
@@ -94,22 +102,50 @@ const authAlwaysSetCookie: AnnotationDefinition<boolean> = { name: 'auth-always-
 const authSnippet: AnnotationDefinition<string> = { name: 'auth-snippet', risk: SNIPPET_RISK, parse: parseSnippet };
 const enableGlobalAuth: AnnotationDefinition<boolean> = { name: 'enable-global-auth', risk: 'Low', parse: parseBoolean };
 
-// ingress-nginx keeps auth connections alive through Lua subrequests (nginx's
-// auth_request does not reuse upstream connections, nginx ticket 1579);
-// Portico validates these but does not implement them: a performance setting, ignoring it fails nothing open.
-const authKeepalive: AnnotationDefinition<number> = { name: 'auth-keepalive', risk: 'Low', parse: integerParser(0, 2 ** 31 - 1) };
+// nginx's auth_request does not reuse upstream connections (nginx ticket
+// 1579): with auth-keepalive, as ingress-nginx, the auth location is asked
+// through a Lua subrequest instead, over an upstream that keeps connections.
+const authKeepalive: AnnotationDefinition<number> = {
+  name: 'auth-keepalive',
+  risk: 'Low',
+  // nginx allocates the idle connection cache of every worker at load time.
+  parse: integerParser(0, MAX_UPSTREAM_KEEPALIVE_CONNECTIONS),
+};
 const authKeepaliveRequests: AnnotationDefinition<number> = {
   name: 'auth-keepalive-requests',
   risk: 'Low',
   parse: integerParser(0, 2 ** 31 - 1),
 };
-const authKeepaliveTimeout: AnnotationDefinition<number> = {
-  name: 'auth-keepalive-timeout',
-  risk: 'Low',
-  parse: integerParser(0, 2 ** 31 - 1),
-};
+const authKeepaliveTimeout: AnnotationDefinition<number> = { name: 'auth-keepalive-timeout', risk: 'Low', parse: parseSeconds };
 const authKeepaliveShareVars: AnnotationDefinition<boolean> = { name: 'auth-keepalive-share-vars', risk: 'Low', parse: parseBoolean };
-const KEEPALIVE = [authKeepalive, authKeepaliveRequests, authKeepaliveTimeout, authKeepaliveShareVars];
+const KEEPALIVE_TUNING = [authKeepaliveRequests, authKeepaliveTimeout, authKeepaliveShareVars];
+const KEEPALIVE = [authKeepalive, ...KEEPALIVE_TUNING];
+
+/** ingress-nginx's defaults when auth-keepalive is set alone. */
+const DEFAULT_KEEPALIVE_REQUESTS = 1000;
+const DEFAULT_KEEPALIVE_TIMEOUT_SECONDS = 60;
+
+function keepaliveIssues(values: AnnotationValues): AnnotationIssue[] {
+  if ((values.get(authKeepalive) ?? 0) === 0) {
+    return issuesIfSet(values, KEEPALIVE_TUNING, 'ignored', 'no effect without auth-keepalive; ignored');
+  }
+  // As ingress-nginx: 0 requests or 0 seconds turn keep-alive off rather than making every connection useless.
+  const zero = [authKeepaliveRequests, authKeepaliveTimeout].filter((definition) => values.get(definition) === 0);
+  return issuesIfSet(values, zero, 'ignored', '0 turns auth-keepalive off; ignored');
+}
+
+/**
+ * The keep-alive of an auth-url, or undefined: auth-keepalive 0 or unset,
+ * requests or timeout 0, or HTTP/2 on (ingress-nginx's rule: its Lua
+ * subrequest is not used for HTTP/2 requests, and the listeners are shared).
+ */
+function resolveKeepalive(values: AnnotationValues, settings: GlobalSettings): AuthKeepalive | undefined {
+  const connections = values.get(authKeepalive) ?? 0;
+  const requests = values.get(authKeepaliveRequests) ?? DEFAULT_KEEPALIVE_REQUESTS;
+  const timeoutSeconds = values.get(authKeepaliveTimeout) ?? DEFAULT_KEEPALIVE_TIMEOUT_SECONDS;
+  if (connections === 0 || requests === 0 || timeoutSeconds === 0 || settings.useHttp2) return undefined;
+  return { connections, requests, timeoutSeconds, shareVars: values.get(authKeepaliveShareVars) ?? false };
+}
 
 /** Everything but auth-url and enable-global-auth: without auth-url, ingress-nginx ignores them. */
 const TUNING = [
@@ -128,13 +164,9 @@ const TUNING = [
 export const externalAuthAnnotations: AnnotationGroup<LocationAnnotations['externalAuth']> = {
   annotations: [authUrl, enableGlobalAuth, ...TUNING, ...KEEPALIVE],
   issues: (values) => {
-    const issues: AnnotationIssue[] = issuesIfSet(
-      values,
-      KEEPALIVE,
-      'ignored',
-      'not implemented: Portico opens a connection per auth subrequest (ingress-nginx needs Lua subrequests for keep-alive); ignored',
-    );
-    if (values.get(authUrl) === undefined) issues.push(...issuesIfSet(values, TUNING, 'ignored', 'no effect without auth-url; ignored'));
+    const issues = values.get(authUrl) === undefined ? [] : keepaliveIssues(values);
+    if (values.get(authUrl) === undefined)
+      issues.push(...issuesIfSet(values, [...TUNING, ...KEEPALIVE], 'ignored', 'no effect without auth-url; ignored'));
     return issues;
   },
   resolve: (values, settings) => {
@@ -156,6 +188,7 @@ export const externalAuthAnnotations: AnnotationGroup<LocationAnnotations['exter
         denied: undefined,
         snippet: values.get(authSnippet),
         global: false,
+        keepalive: resolveKeepalive(values, settings),
       };
     }
     return values.get(enableGlobalAuth) === false ? undefined : globalExternalAuth(settings);
@@ -181,6 +214,8 @@ export function globalExternalAuth(settings: GlobalSettings): ExternalAuth | und
     // A snippet, so only when the ConfigMap admits snippets.
     snippet: snippetRefusal(settings) === undefined ? settings.globalAuthSnippet : undefined,
     global: true,
+    // As ingress-nginx: the ConfigMap has no keep-alive keys.
+    keepalive: undefined,
   };
 }
 

@@ -49,3 +49,11 @@ export function nginxTimeMs(text: string): number | undefined {
   const ms = Number(digits) * (TIME_UNIT_MS[unit] ?? 1000);
   return ms <= MAX_TIMER_MS ? ms : undefined;
 }
+
+/**
+ * An upstream's `keepalive` (upstream-keepalive-connections, auth-keepalive):
+ * idle connections each worker keeps; nginx allocates a 152-byte cache entry
+ * for each at every reload, before any is used (2^31 - 1 fails
+ * `malloc(326417514344)`); 65536 is 10 MB.
+ */
+export const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;

@@ -18,6 +18,7 @@ import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
+import { MAX_UPSTREAM_KEEPALIVE_CONNECTIONS } from './nginxLimits.js';
 import { parseSslCiphers } from './sslCiphers.js';
 import {
   describeControlCharacter,
@@ -95,13 +96,6 @@ const parseWorkerConnections: ValueParser<number> = (text) => {
   const parsed = integerParser(MIN_WORKER_CONNECTIONS, MAX_WORKER_CONNECTIONS)(text);
   return parsed.ok ? parsed : { ok: false, expected: `0 (the default) or ${parsed.expected}` };
 };
-
-/**
- * upstream-keepalive-connections: idle upstream connections each worker keeps;
- * nginx allocates a 152-byte cache entry for each at every reload, before any is
- * used (2^31 - 1 fails `malloc(326417514344)`); 65536 is 10 MB.
- */
-const MAX_UPSTREAM_KEEPALIVE_CONNECTIONS = 65536;
 
 /** The protocol names nginx's ssl_protocols accepts. */
 export const parseSslProtocols: ValueParser<string[]> = (text) => {

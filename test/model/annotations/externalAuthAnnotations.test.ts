@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parseAuthUrl, parseSigninUrl } from '../../../src/model/annotations/externalAuthUrl.js';
 import { parseGlobalSettings } from '../../../src/model/settings/parseGlobalSettings.js';
 import { accepted, assertRefusedWith, PREFIX, refused } from './annotationTestSupport.js';
@@ -26,6 +26,7 @@ test('auth-url alone: ingress-nginx defaults for everything else', () => {
     denied: undefined,
     snippet: undefined,
     global: false,
+    keepalive: undefined,
   });
 });
 
@@ -167,11 +168,78 @@ test('the other values are checked with their own character sets', () => {
   }
 });
 
-test('auth-keepalive and friends are accepted with a warning: validated, not implemented', () => {
-  const { value, warnings } = accepted({ 'auth-url': AUTH_URL, 'auth-keepalive': '10', 'auth-keepalive-share-vars': 'true' });
-  assert.ok(value.location.externalAuth);
-  assert.equal(warnings.length, 2);
-  assert.ok(warnings.every((warning) => warning.includes('not implemented')));
+describe('auth-keepalive', () => {
+  const HTTP1 = { useHttp2: false };
+  const keepaliveOf = (annotations: Record<string, string>, settings: object = HTTP1) =>
+    accepted({ 'auth-url': AUTH_URL, ...annotations }, settings).value.location.externalAuth?.keepalive;
+
+  test('unset or 0: no keep-alive (auth_request), as ingress-nginx', () => {
+    assert.equal(keepaliveOf({}), undefined);
+    assert.equal(keepaliveOf({ 'auth-keepalive': '0' }), undefined);
+  });
+
+  test("alone: ingress-nginx's defaults, 1000 requests, 60 s, variables not shared", () => {
+    assert.deepEqual(keepaliveOf({ 'auth-keepalive': '10' }), { connections: 10, requests: 1000, timeoutSeconds: 60, shareVars: false });
+  });
+
+  test('with its tuning, at the bounds nginx accepts', () => {
+    const annotations = {
+      'auth-keepalive': '65536',
+      'auth-keepalive-requests': '2147483647',
+      'auth-keepalive-timeout': '2147483',
+      'auth-keepalive-share-vars': 'true',
+    };
+    assert.deepEqual(keepaliveOf(annotations), { connections: 65536, requests: 2147483647, timeoutSeconds: 2147483, shareVars: true });
+    assert.deepEqual(accepted({ 'auth-url': AUTH_URL, ...annotations }, HTTP1).warnings, []);
+  });
+
+  test('with HTTP/2 on (the default), ignored as ingress-nginx does: its Lua subrequest is not used for HTTP/2', () => {
+    assert.equal(keepaliveOf({ 'auth-keepalive': '10' }, {}), undefined);
+  });
+
+  test('requests or timeout 0 turn it off, with a warning', () => {
+    for (const annotation of ['auth-keepalive-requests', 'auth-keepalive-timeout']) {
+      const { value, warnings } = accepted({ 'auth-url': AUTH_URL, 'auth-keepalive': '10', [annotation]: '0' }, HTTP1);
+      assert.equal(value.location.externalAuth?.keepalive, undefined, annotation);
+      assert.deepEqual(warnings, [`annotation ${PREFIX}/${annotation}: 0 turns auth-keepalive off; ignored`]);
+    }
+  });
+
+  test('its tuning without auth-keepalive is ignored with a warning', () => {
+    const { value, warnings } = accepted({ 'auth-url': AUTH_URL, 'auth-keepalive-requests': '10', 'auth-keepalive-share-vars': 'true' });
+    assert.equal(value.location.externalAuth?.keepalive, undefined);
+    assert.equal(warnings.length, 2);
+    assert.ok(warnings.every((warning) => warning.endsWith('no effect without auth-keepalive; ignored')));
+  });
+
+  test('without auth-url it is ignored with a warning', () => {
+    const { value, warnings } = accepted({ 'auth-keepalive': '10' }, HTTP1);
+    assert.equal(value.location.externalAuth, undefined);
+    assert.deepEqual(warnings, [`annotation ${PREFIX}/auth-keepalive: no effect without auth-url; ignored`]);
+  });
+
+  test('invalid and hostile values refuse the Ingress', () => {
+    const invalid: Array<[string, string]> = [
+      ['auth-keepalive', '65537'],
+      ['auth-keepalive', '1.5'],
+      ['auth-keepalive', '10;'],
+      ['auth-keepalive', '1 2'],
+      ['auth-keepalive-requests', '-1'],
+      ['auth-keepalive-requests', '2147483648'],
+      ['auth-keepalive-requests', '1e3'],
+      ['auth-keepalive-timeout', '60s'],
+      ['auth-keepalive-timeout', '2147484'],
+      ['auth-keepalive-timeout', '1; ssl_engine x'],
+      ['auth-keepalive-share-vars', 'on'],
+    ];
+    for (const [annotation, value] of invalid) {
+      assertRefusedWith({ 'auth-url': AUTH_URL, 'auth-keepalive': '1', [annotation]: value }, [`${PREFIX}/${annotation}`, 'invalid value']);
+    }
+    assertRefusedWith({ 'auth-url': AUTH_URL, 'auth-keepalive': '1', 'auth-keepalive-share-vars': 'true\n' }, [
+      `${PREFIX}/auth-keepalive-share-vars`,
+      'control character',
+    ]);
+  });
 });
 
 test('the group without auth-url is ignored with a warning, as in ingress-nginx', () => {

@@ -17,6 +17,7 @@ export function externalAuth(overrides: Partial<ExternalAuth> = {}): ExternalAut
     denied: undefined,
     snippet: undefined,
     global: false,
+    keepalive: undefined,
     ...overrides,
   };
 }

@@ -8,7 +8,7 @@ import { externalAuth, withAuth } from './externalAuthFixtures.js';
 import { backend, configuration, ingressRef, location, server, testContext } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, locationOf, named, only, serverNamed } from './parsedTree.js';
+import { allDirectives, argsOf, locationOf, luaBlocks, named, only, serverNamed } from './parsedTree.js';
 
 const context = testContext();
 const web = backend('app/web:80', [{ address: '10.0.0.1', port: 8080 }]);
@@ -181,4 +181,61 @@ test('every feature together passes nginx -t', { skip: missingNginx }, async () 
   for (const directive of ['auth_request ', 'proxy_cache_path ', 'error_page 401', 'content_by_lua_block'])
     assert.ok(text.includes(directive), directive);
   await nginxSyntaxCheck(text, context);
+});
+
+describe('auth-keepalive', () => {
+  const keepalive = { connections: 8, requests: 500, timeoutSeconds: 30, shareVars: true };
+  const auth = externalAuth({ keepalive, responseHeaders: ['X-User', 'X-Auth-Email'], signin: 'https://login.example/start' });
+  const config = configuration({
+    servers: [server('_', []), server('a.example', [withAuth(plain('/kept'), auth), withAuth(plain('/each'), externalAuth())])],
+    backends: [web],
+  });
+  const text = renderNginxConf(config, context);
+  const tree = parseNginxConf(text);
+  const host = serverNamed(tree, 'a.example');
+  const kept = locationOf(host, '/kept/');
+  const upstreams = named(only(tree, 'http').children, 'upstream').filter((block) => block.args[0]?.startsWith('portico_auth_'));
+
+  test('an upstream of its own keeps idle connections with the annotations values', () => {
+    assert.equal(upstreams.length, 2);
+    const pooled = upstreams.filter((block) => argsOf(block, 'keepalive').length > 0);
+    assert.equal(pooled.length, 1);
+    const [upstream] = pooled;
+    assert.ok(upstream);
+    assert.deepEqual(argsOf(upstream, 'keepalive'), [['8']]);
+    assert.deepEqual(argsOf(upstream, 'keepalive_requests'), [['500']]);
+    assert.deepEqual(argsOf(upstream, 'keepalive_timeout'), [['30s']]);
+    const check = authLocations(host).find((block) => argsOf(block, 'proxy_pass')[0]?.[0]?.includes(upstream.args[0] ?? ''));
+    assert.ok(check);
+    assert.equal(headers(check).Connection, '');
+    assert.deepEqual(argsOf(check, 'proxy_http_version'), [['1.1']]);
+  });
+
+  test('the location asks through the Lua subrequest, not auth_request, with the variables it reads and sets', () => {
+    assert.deepEqual(argsOf(kept, 'auth_request'), []);
+    assert.deepEqual(argsOf(kept, 'auth_request_set'), []);
+    const check = authLocations(host).find((block) => headers(block).Connection === '');
+    assert.ok(check);
+    assert.deepEqual(argsOf(kept, 'set').slice(-5), [
+      ['$portico_auth_path', check.args[1] ?? ''],
+      ['$auth_cookie', ''],
+      ['$portico_auth_response_headers', 'X-User,X-Auth-Email'],
+      ['$portico_auth_response_0', ''],
+      ['$portico_auth_response_1', ''],
+    ]);
+    assert.deepEqual(luaBlocks([kept]), [['access_by_lua_block', 'portico_external_auth.check({ share_vars = true })']]);
+    assert.deepEqual(argsOf(kept, 'add_header'), [['Set-Cookie', '$auth_cookie']]);
+    assert.equal(argsOf(kept, 'error_page')[0]?.[0], '401');
+  });
+
+  test('a location without auth-keepalive keeps auth_request and gets no Lua check', () => {
+    const each = locationOf(host, '/each/');
+    assert.equal(argsOf(each, 'auth_request').length, 1);
+    assert.deepEqual(luaBlocks([each]), []);
+    assert.ok(!text.includes('share_vars = false'));
+  });
+
+  test('passes nginx -t', { skip: missingNginx }, async () => {
+    await nginxSyntaxCheck(text, context);
+  });
 });

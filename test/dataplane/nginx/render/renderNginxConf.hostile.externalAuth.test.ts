@@ -60,6 +60,8 @@ describe('hostile values in external auth fields', () => {
     await nginxSyntaxCheck(rendered, context);
   });
 
+  const KEEPALIVE = { connections: 4, requests: 100, timeoutSeconds: 10, shareVars: false };
+
   test('values of validated kinds are refused: host, method, header names, stray `$`', () => {
     const render = (auth: ExternalAuth): string =>
       renderNginxConf(
@@ -73,6 +75,8 @@ describe('hostile values in external auth fields', () => {
       // `ssl_engine` is a header name like any other: harmless as one.
       if (/^[A-Za-z0-9_-]+$/.test(value)) continue;
       assert.throws(() => render(externalAuth({ responseHeaders: [value] })), /invalid (header name|variable name)/);
+      // auth-keepalive's Lua check reads the names from a variable: refused all the same.
+      assert.throws(() => render(externalAuth({ responseHeaders: [value], keepalive: KEEPALIVE })), /invalid (header name|variable name)/);
       assert.throws(() => render(externalAuth({ proxySetHeaders: [[value, 'x']] })), /invalid header name/);
     }
     for (const stray of ['$', '${', 'a$ b', '${x']) {
