@@ -8,7 +8,7 @@ import type { LocationAnnotations } from '../../../model/types.js';
 import { basicAuthKey } from '../../live/basicAuthState.js';
 import { describeValue, raw, text } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { luaCall } from './luaCall.js';
+import { luaCall, type LuaCall } from './luaCall.js';
 
 const SATISFY: Readonly<Record<string, 'any' | 'all'>> = { any: 'any', all: 'all' };
 
@@ -16,7 +16,8 @@ function refuseSatisfy(value: string): never {
   throw new Error(`invalid satisfy: ${describeValue(value)}`);
 }
 
-export function renderAuthentication(location: ConfigBuilder, annotations: LocationAnnotations): void {
+/** Writes satisfy and the 503 of an unusable Secret; adds the access-phase Lua check to `accessChecks` (one block per location, renderLocation.ts). */
+export function renderAuthentication(location: ConfigBuilder, annotations: LocationAnnotations, accessChecks: LuaCall[]): void {
   const { basicAuth, satisfy, backendProtocol } = annotations;
   if (satisfy !== undefined) location.directive('satisfy', raw.keyword(SATISFY[satisfy] ?? refuseSatisfy(satisfy)));
   if (basicAuth === undefined) return;
@@ -25,7 +26,7 @@ export function renderAuthentication(location: ConfigBuilder, annotations: Locat
     location.directive('return', raw.integer(503));
     return;
   }
-  location.luaBlock('access_by_lua_block', luaCall('portico.authentication', 'access', { key: basicAuthKey(basicAuth, basicAuth.users) }));
+  accessChecks.push(luaCall('portico.authentication', 'access', { key: basicAuthKey(basicAuth, basicAuth.users) }));
   // As ingress-nginx: the credentials were for the proxy, the backend does not see them.
   const module = backendProtocol === 'GRPC' || backendProtocol === 'GRPCS' ? 'grpc' : 'proxy';
   location.directive(`${module}_set_header`, raw.headerName('Authorization'), text(''));

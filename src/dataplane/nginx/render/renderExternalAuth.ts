@@ -5,17 +5,19 @@
 // 2xx lets the request through, 401 and 403 go to the client, an auth service
 // that cannot be reached gives 500. A 401 with a sign-in URL becomes a 302 to
 // it with the original URL in `rd=` (a named location, escaped by
-// lua/portico/external_auth.lua). Locations without external auth get nothing
-// from here.
+// lua/portico/external_auth.lua). With auth-keepalive the location asks the
+// auth location through a Lua subrequest instead (auth_request does not reuse
+// upstream connections, nginx ticket 1579), over an upstream that keeps idle
+// connections. Locations without external auth get nothing from here.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { queryParameterNames } from '../../../model/annotations/externalAuthUrl.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
-import type { ExternalAuth, Location, Server } from '../../../model/types.js';
+import type { AuthKeepalive, ExternalAuth, Location, Server } from '../../../model/types.js';
 import { filePath, literal, raw, template, text, type Argument } from './arguments.js';
 import { SETTINGS_ORIGIN } from './configOrigins.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { luaCall } from './luaCall.js';
+import { luaCall, type LuaCall } from './luaCall.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLocationLogVariables } from './variables.js';
 
@@ -24,6 +26,9 @@ const CACHE_ZONE = 'portico_auth_cache';
 const AUTH_COOKIE = '$auth_cookie';
 const SIGNIN_URL = '$portico_auth_signin';
 const SIGNIN_LUA = luaCall('portico.external_auth', 'signin_redirect');
+/** What the keep-alive check in lua/portico/external_auth.lua reads: the auth location, and the response headers to copy. */
+const AUTH_PATH = '$portico_auth_path';
+const RESPONSE_HEADER_NAMES = '$portico_auth_response_headers';
 
 /**
  * The external auth a location applies, or undefined. As ingress-nginx: no
@@ -55,7 +60,9 @@ function signinLocationName(location: Location): string {
  */
 function upstreamName(auth: ExternalAuth, location: Location): string {
   const origin = auth.global || location.ingress === undefined ? '' : `${location.ingress.namespace}/${location.ingress.name}`;
-  const digest = createHash('sha256').update(`${origin} ${auth.url.host} ${auth.url.port}`).digest('hex').slice(0, 16);
+  // Keep-alive settings belong to the upstream: locations that differ in them need one each.
+  const keepalive = auth.keepalive === undefined ? '' : ` ${JSON.stringify(auth.keepalive)}`;
+  const digest = createHash('sha256').update(`${origin} ${auth.url.host} ${auth.url.port}${keepalive}`).digest('hex').slice(0, 16);
   return `portico_auth_${digest}`;
 }
 
@@ -80,6 +87,11 @@ export function renderExternalAuthHttp(http: ConfigBuilder, scope: RenderScope):
       http.from(origin, () => {
         http.block('upstream', [raw.upstreamName(name)], (upstream) => {
           upstream.directive('server', raw.hostPort(unbracketed(auth.url.host), auth.url.port));
+          if (auth.keepalive !== undefined) {
+            upstream.directive('keepalive', raw.integer(auth.keepalive.connections));
+            upstream.directive('keepalive_requests', raw.integer(auth.keepalive.requests));
+            upstream.directive('keepalive_timeout', raw.seconds(auth.keepalive.timeoutSeconds));
+          }
         });
       });
     }
@@ -148,6 +160,8 @@ function renderAuthLocation(body: ConfigBuilder, auth: ExternalAuth, location: L
     ['X-Forwarded-For', raw.variable(settings.computeFullForwardedFor ? '$proxy_add_x_forwarded_for' : '$remote_addr')],
     ['X-Auth-Request-Redirect', auth.requestRedirect === undefined ? raw.variable('$request_uri') : text(auth.requestRedirect)],
   );
+  // nginx's keepalive needs HTTP/1.1 (set below) without `Connection: close`.
+  if (auth.keepalive !== undefined) headers.push(['Connection', text('')]);
   // The ConfigMap's headers come last, so they override Portico's (as ingress-nginx's come after its own).
   for (const [name, value] of auth.proxySetHeaders) headers.push([name, template(value)]);
   for (const [name, value] of headers) body.directive('proxy_set_header', raw.headerName(name), value);
@@ -184,7 +198,14 @@ function renderSignin(body: ConfigBuilder, auth: ExternalAuth, signin: string): 
  * otherwise the auth request, the cookie and response headers it passes on,
  * and the sign-in redirect of a 401.
  */
-export function renderExternalAuthCheck(body: ConfigBuilder, location: Location, model: Server, scope: RenderScope): void {
+/** With auth-keepalive, the check is a Lua call added to `accessChecks` (nginx takes one access_by_lua block per location: renderLocation.ts writes it). */
+export function renderExternalAuthCheck(
+  body: ConfigBuilder,
+  location: Location,
+  model: Server,
+  scope: RenderScope,
+  accessChecks: LuaCall[],
+): void {
   const { settings } = scope.configuration;
   const auth = appliedExternalAuth(location, settings);
   if (auth === undefined) return;
@@ -193,8 +214,8 @@ export function renderExternalAuthCheck(body: ConfigBuilder, location: Location,
     return;
   }
   body.from(originOf(auth, location, scope), () => {
-    body.directive('auth_request', literal(authLocationPath(location)));
-    body.directive('auth_request_set', raw.variable(AUTH_COOKIE), raw.variable('$upstream_http_set_cookie'));
+    if (auth.keepalive === undefined) renderAuthRequest(body, auth, location);
+    else renderKeepaliveCheck(body, auth, location, auth.keepalive, accessChecks);
     body.directive(
       'add_header',
       raw.headerName('Set-Cookie'),
@@ -210,12 +231,33 @@ export function renderExternalAuthCheck(body: ConfigBuilder, location: Location,
         raw.keyword('always'),
       );
     }
-    auth.responseHeaders.forEach((name, index) => {
-      body.directive('auth_request_set', raw.variable(responseHeaderVariable(index)), raw.variable(upstreamHeaderVariable(name)));
-    });
     if (auth.signin !== undefined)
       body.directive('error_page', raw.integer(401), raw.keyword('='), raw.namedLocation(signinLocationName(location)));
   });
+}
+
+/** nginx's auth_request, which sets the cookie and response header variables from the auth response. */
+function renderAuthRequest(body: ConfigBuilder, auth: ExternalAuth, location: Location): void {
+  body.directive('auth_request', literal(authLocationPath(location)));
+  body.directive('auth_request_set', raw.variable(AUTH_COOKIE), raw.variable('$upstream_http_set_cookie'));
+  auth.responseHeaders.forEach((name, index) => {
+    body.directive('auth_request_set', raw.variable(responseHeaderVariable(index)), raw.variable(upstreamHeaderVariable(name)));
+  });
+}
+
+/** The Lua subrequest of auth-keepalive: the variables it reads, and those it sets (empty until it does). */
+function renderKeepaliveCheck(
+  body: ConfigBuilder,
+  auth: ExternalAuth,
+  location: Location,
+  keepalive: AuthKeepalive,
+  accessChecks: LuaCall[],
+): void {
+  body.directive('set', raw.variable(AUTH_PATH), text(authLocationPath(location)));
+  body.directive('set', raw.variable(AUTH_COOKIE), text(''));
+  if (auth.responseHeaders.length > 0) body.directive('set', raw.variable(RESPONSE_HEADER_NAMES), text(auth.responseHeaders.join(',')));
+  auth.responseHeaders.forEach((_name, index) => body.directive('set', raw.variable(responseHeaderVariable(index)), text('')));
+  accessChecks.push(luaCall('portico.external_auth', 'check', { share_vars: keepalive.shareVars }));
 }
 
 /** The request headers to the backend that carry auth-response-headers (`[name, value]`, for `<module>_set_header`). */

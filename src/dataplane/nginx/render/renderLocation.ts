@@ -22,6 +22,7 @@ import {
 } from './renderLua.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { renderAuthentication } from './renderAuthentication.js';
+import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import type { RenderScope } from './renderScope.js';
@@ -89,9 +90,12 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   setLocationLogVariables(body, location, backend);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
-  renderAuthentication(body, location.annotations);
+  // nginx takes one access_by_lua block per location: basic auth's and auth-keepalive's checks share it, in this order.
+  const accessChecks: LuaCall[] = [];
+  renderAuthentication(body, location.annotations, accessChecks);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
-  renderExternalAuthCheck(body, location, server, scope);
+  renderExternalAuthCheck(body, location, server, scope, accessChecks);
+  if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);

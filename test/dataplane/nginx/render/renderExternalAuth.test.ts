@@ -238,4 +238,32 @@ describe('auth-keepalive', () => {
   test('passes nginx -t', { skip: missingNginx }, async () => {
     await nginxSyntaxCheck(text, context);
   });
+
+  // nginx refuses a second access_by_lua block in a location ("is duplicate"): with basic auth, both checks share one.
+  const users = { secret: 'app/users', id: 'users-1', entries: { alice: '{PLAIN}a' } };
+  const basicAuth = {
+    type: 'basic' as const,
+    realm: 'Team',
+    secret: { namespace: undefined, name: 'users' },
+    secretType: 'auth-file' as const,
+    users,
+  };
+  const both = withAuth(plain('/both'), auth);
+  const withBoth = configuration({
+    servers: [server('_', []), server('a.example', [{ ...both, annotations: { ...both.annotations, basicAuth } }])],
+    backends: [web],
+  });
+  const bothText = renderNginxConf(withBoth, context);
+
+  test('with basic auth too: one access_by_lua block, basic auth first, then the subrequest', () => {
+    const block = locationOf(serverNamed(parseNginxConf(bothText), 'a.example'), '/both/');
+    const [access, ...others] = luaBlocks([block]).filter(([name]) => name === 'access_by_lua_block');
+    assert.deepEqual(others, []);
+    assert.match(access?.[1] ?? '', /^portico_authentication\.access\(\{ key = \d+ \}\)$/);
+    assert.equal(access?.[2], 'portico_external_auth.check({ share_vars = true })');
+  });
+
+  test('with basic auth too: passes nginx -t', { skip: missingNginx }, async () => {
+    await nginxSyntaxCheck(bothText, context);
+  });
 });
