@@ -1,8 +1,8 @@
 // The *-snippet annotations: raw nginx configuration from whoever may edit an
 // Ingress (CVE-2021-25742, CVE-2023-5043). Refused unless the ConfigMap opts in
 // twice. configuration-snippet (one line, written into each of the Ingress's
-// locations) and modsecurity-snippet (modSecurityAnnotations.ts) are
-// implemented; the others are ignored when admitted.
+// locations), auth-snippet (externalAuthAnnotations.ts) and modsecurity-snippet
+// (modSecurityAnnotations.ts) are implemented; the others are ignored when admitted.
 import type { GlobalSettings, RiskLevel } from '../settings/globalSettings.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
