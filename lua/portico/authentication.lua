@@ -62,17 +62,6 @@ end
 local synced_version = nil
 local locations = {} -- key (number) -> { type, realm, entries }
 
-local function map_error(map, what)
-  if type(map) ~= "table" then
-    return '"' .. what .. '" must be an object'
-  end
-  for name, value in pairs(map) do
-    if type(name) ~= "string" or type(value) ~= "string" then
-      return '"' .. what .. '" must map names to strings'
-    end
-  end
-end
-
 -- Returns key (number) -> { type, realm, users = id, entries }, or nil and a message.
 function _M.decode(body)
   local document, err = cjson.decode(body)
@@ -83,7 +72,7 @@ function _M.decode(body)
     return nil, 'expected an object with "locations" and "users"'
   end
   for id, entries in pairs(document.users) do
-    local problem = map_error(entries, 'users["' .. tostring(id) .. '"]')
+    local problem = state.string_map_error(entries, 'users["' .. tostring(id) .. '"]')
     if problem then
       return nil, problem
     end

@@ -34,17 +34,6 @@ local parsed = {}   -- id -> { cert = cdata, key = cdata }, or false when the PE
 
 local null = cjson.null
 
-local function string_map_error(map, what)
-  if type(map) ~= "table" then
-    return '"' .. what .. '" must be an object'
-  end
-  for key, value in pairs(map) do
-    if type(key) ~= "string" or type(value) ~= "string" then
-      return '"' .. what .. '" must map names to strings'
-    end
-  end
-end
-
 -- Returns { pems, servers, default } or nil and a message. Only the shape is
 -- checked: parsing every PEM here would stall the worker answering the push
 -- for seconds with thousands of certificates; a PEM that does not parse is
@@ -57,8 +46,8 @@ function _M.decode(body)
   if type(document) ~= "table" then
     return nil, "expected an object"
   end
-  local problem = string_map_error(document.certificates, "certificates")
-    or string_map_error(document.servers, "servers")
+  local problem = state.string_map_error(document.certificates, "certificates")
+    or state.string_map_error(document.servers, "servers")
   if problem then
     return nil, problem
   end

@@ -18,10 +18,25 @@ local ngx = ngx
 local ngx_sleep = ngx.sleep
 local ngx_now = ngx.now
 local tostring = tostring
+local type = type
+local pairs = pairs
 
 local _M = {}
 
 _M.DICT_NAME = "portico_configuration"
+
+-- For the documents' decode(): nil when `map` is an object of strings to
+-- strings, else what is wrong with it (`what` names it in the message).
+function _M.string_map_error(map, what)
+  if type(map) ~= "table" then
+    return '"' .. what .. '" must be an object'
+  end
+  for key, value in pairs(map) do
+    if type(key) ~= "string" or type(value) ~= "string" then
+      return '"' .. what .. '" must map names to strings'
+    end
+  end
+end
 
 -- Bound at load (init_by_lua): nil if nginx.conf lacks the lua_shared_dict,
 -- which balancer.init() reports.
