@@ -15,11 +15,10 @@
  * it would measure refusals, not the check). Rounds alternate the order;
  * medians are compared.
  */
-import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { NginxDataPlane } from '../src/dataplane/nginxDataPlane.js';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import type { PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
@@ -34,8 +33,7 @@ import { positiveInteger } from './support/options.js';
 import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
-
-const run = promisify(execFile);
+import { runWrk } from './support/wrk.js';
 
 const HOST = 'bench.local';
 const BACKEND = 'bench-web-80';
@@ -116,32 +114,6 @@ interface Round {
   nginxMicrosecondsPerRequest: number;
 }
 
-async function wrk(port: number, seconds: number): Promise<number> {
-  const { stdout } = await run(
-    'taskset',
-    [
-      '--cpu-list',
-      String(LOAD_CPU),
-      'wrk',
-      '--threads',
-      '1',
-      '--connections',
-      String(CONNECTIONS),
-      '--duration',
-      `${seconds}s`,
-      '--header',
-      `Host: ${HOST}`,
-      `http://127.0.0.1:${port}/`,
-    ],
-    { timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' },
-  );
-  const refused = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1];
-  if (refused !== undefined) throw new Error(`${refused} answers were not 2xx through :${port}:\n${stdout}`);
-  const requests = /(\d+) requests in/.exec(stdout)?.[1];
-  if (requests === undefined) throw new Error(`unexpected wrk output:\n${stdout}`);
-  return Number(requests);
-}
-
 async function measure(proxy: Proxy, seconds: number): Promise<Round> {
   const pid = proxy.dataPlane.nginx.masterPid;
   if (pid === undefined) throw new Error(`${proxy.name}: nginx is not running`);
@@ -149,7 +121,7 @@ async function measure(proxy: Proxy, seconds: number): Promise<Round> {
   await pin(tree, PROXY_CPU);
   const ticks = await cpuTicks(tree);
   const started = performance.now();
-  const requests = await wrk(proxy.port, seconds);
+  const { requests } = await runWrk({ port: proxy.port, host: HOST, seconds, connections: CONNECTIONS, cpu: LOAD_CPU });
   const elapsed = (performance.now() - started) / 1000;
   const nginxSeconds = cpuSecondsBetween(ticks, await cpuTicks(tree)).total;
   return { requestsPerSecond: requests / elapsed, nginxMicrosecondsPerRequest: (nginxSeconds * 1e6) / requests };
