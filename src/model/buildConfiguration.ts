@@ -104,6 +104,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       settings: input.settings,
       secretFiles,
       problems,
+      backends,
     });
     for (const rulePath of rulePaths(ingress)) {
       serverFor(rulePath.host, rootBackend, ref).locations.push({

@@ -5,10 +5,12 @@
 // Each such group adds one resolver: it turns its reference into the material
 // (or into a refusal of that location, with a problem on the Ingress: a
 // missing or unreadable object never leaves a location open).
+import type { BackendTable } from './backendTable.js';
 import { resolveBackendTls } from './backendTlsSecret.js';
 import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
+import { resolveDefaultBackendService } from './defaultBackendService.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
@@ -21,6 +23,8 @@ export interface ReferenceContext {
   /** Where material nginx must read from a file goes. */
   secretFiles: SecretFileSet;
   problems: IngressProblem[];
+  /** Where a Service an annotation names becomes a backend (default-backend). */
+  backends: BackendTable;
 }
 
 /** A resolver of one annotation group: its part of `annotations` with what it names looked up. */
@@ -32,6 +36,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveClientCertificateSecret,
   resolveBackendTls,
   resolveAuthProxySetHeaders,
+  resolveDefaultBackendService,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

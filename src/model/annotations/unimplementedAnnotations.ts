@@ -63,10 +63,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // upstreams
       'service-upstream': 'Low',
       // errors, headers and backends
-      'custom-http-errors': 'Low',
       'custom-headers': 'Medium',
-      'disable-proxy-intercept-errors': 'Low',
-      'default-backend': 'Low',
       // hosts and mirroring
       'server-alias': 'High',
       'mirror-target': 'High',

@@ -10,6 +10,7 @@ import { normalizePrefix } from '../../../model/locations.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
+import { renderLocationErrorPages } from './renderErrorPages.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { escapeRegex, matchLimited } from './regex.js';
@@ -194,6 +195,7 @@ function renderProxy(
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  renderLocationErrorPages(body, location, backend, module, scope);
   // First: its `return 503` (an unusable proxy-ssl-secret) must come before a `rewrite ... break`.
   renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.

@@ -5,6 +5,7 @@ import type { Server } from '../../../model/types.js';
 import { filePath, literal, raw, unixSocket, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
+import { renderErrorPageLocations } from './renderErrorPages.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
@@ -51,6 +52,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     setLogVariableDefaults(block);
     if (isDefault) renderPendingRoutes(block, scope);
     renderLocations(block, server, scope);
+    renderErrorPageLocations(block, server, scope);
   });
 }
 
