@@ -10,7 +10,7 @@
 // instead, with X-Code 503. Locations without these annotations get nothing.
 import { createHash } from 'node:crypto';
 import type { Backend, Location, Server } from '../../../model/types.js';
-import { literal, raw, text, type Argument } from './arguments.js';
+import { describeValue, literal, raw, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { BALANCER_UPSTREAM, needsBalancerFeedback, renderBalancerHooks } from './renderLua.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
@@ -32,6 +32,8 @@ function hasEndpoints(backend: Backend | undefined): boolean {
 
 /** `@custom_<digest of the target>_<code>`: backend names hold characters a location name may not. */
 function errorLocationName(target: string | undefined, code: number): string {
+  // nginx refuses the whole configuration for an error_page code outside 300-599; the model allows 400-599.
+  if (!Number.isInteger(code) || code < 400 || code > 599) throw new Error(`invalid custom-http-errors code: ${describeValue(code)}`);
   const digest = createHash('sha256')
     .update(target ?? '')
     .digest('hex')
@@ -85,7 +87,8 @@ export function renderLocationErrorPages(
   if (errorPages.interceptUpstream) body.directive(`${module}_intercept_errors`, raw.keyword('on'));
   const target = errorPageTarget(location, scope);
   for (const code of errorPages.codes) {
-    body.directive('error_page', raw.integer(code), raw.keyword('='), raw.namedLocation(errorLocationName(target, code)));
+    const name = errorLocationName(target, code);
+    body.directive('error_page', raw.integer(code), raw.keyword('='), raw.namedLocation(name));
   }
 }
 
