@@ -14,6 +14,11 @@ export interface ErrorPages {
   codes: number[];
   /** false with `disable-proxy-intercept-errors: "true"`: the codes apply to nginx's own errors only, upstream answers pass. */
   interceptUpstream: boolean;
+  /**
+   * The codes are the ConfigMap's custom-http-errors (the annotation is unset): as ingress-nginx's http-level
+   * error_page, they go to --default-backend-service whatever default-backend says, and are always intercepted.
+   */
+  global: boolean;
   /** `default-backend`: a Service of the Ingress's namespace; its first port is used, as in ingress-nginx. */
   defaultBackendService: string | undefined;
   /** That Service's backend, set by the model when the Service exists and has a port (defaultBackendService.ts). */
@@ -51,13 +56,16 @@ const defaultBackend: AnnotationDefinition<string> = { name: 'default-backend', 
 
 export const errorPageAnnotations: AnnotationGroup<ErrorPages | undefined> = {
   annotations: [customHttpErrors, disableProxyInterceptErrors, defaultBackend],
-  resolve: (values) => {
-    const codes = values.get(customHttpErrors) ?? [];
+  resolve: (values, settings) => {
+    const own = values.get(customHttpErrors) ?? [];
+    const global = own.length === 0 && settings.customHttpErrors.length > 0;
+    const codes = global ? settings.customHttpErrors : own;
     const service = values.get(defaultBackend);
     if (codes.length === 0 && service === undefined) return undefined;
     return {
       codes,
-      interceptUpstream: values.get(disableProxyInterceptErrors) !== true,
+      interceptUpstream: global || values.get(disableProxyInterceptErrors) !== true,
+      global,
       defaultBackendService: service,
       defaultBackend: undefined,
     };

@@ -111,6 +111,8 @@ export interface GlobalSettings {
   limitConnStatusCode: number;
   /** limit-conn-zone-variable: what the limits count by (an nginx variable expression) */
   limitConnZoneVariable: string;
+  /** custom-http-errors: statuses that locations without the annotation send to --default-backend-service (errorPageAnnotations.ts) */
+  customHttpErrors: number[];
   /** limit-rate: kilobytes per second, the default of the annotation (0 = none) */
   limitRate: number;
   /** limit-rate-after: kilobytes, the default of the annotation */
@@ -198,6 +200,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   limitReqStatusCode: 503,
   limitConnStatusCode: 503,
   limitConnZoneVariable: '$binary_remote_addr',
+  customHttpErrors: [],
   limitRate: 0,
   limitRateAfter: 0,
   enableModsecurity: false,

@@ -12,6 +12,7 @@ import {
   parseRedirectParam,
   parseRequestRedirect,
 } from '../annotations/externalAuthAnnotations.js';
+import { parseErrorCodes } from '../annotations/errorPageAnnotations.js';
 import { parseAuthUrl, parseSigninUrl } from '../annotations/externalAuthUrl.js';
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
@@ -155,6 +156,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   limitReqStatusCode: { key: 'limit-req-status-code', parse: parseLimitStatusCode },
   limitConnStatusCode: { key: 'limit-conn-status-code', parse: parseLimitStatusCode },
   limitConnZoneVariable: { key: 'limit-conn-zone-variable', parse: parseLimitZoneKey },
+  customHttpErrors: { key: 'custom-http-errors', parse: parseErrorCodes },
   limitRate: { key: 'limit-rate', parse: parseNonNegativeInteger },
   limitRateAfter: { key: 'limit-rate-after', parse: parseNonNegativeInteger },
   enableModsecurity: { key: 'enable-modsecurity', parse: parseBoolean },

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { KNOWN_ANNOTATIONS } from '../../../src/model/annotations/annotationRegistry.js';
 import { accepted, assertRefusedWith, PREFIX } from './annotationTestSupport.js';
 
-const errorPagesOf = (annotations: Record<string, string>) => accepted(annotations).value.location.errorPages;
+const errorPagesOf = (annotations: Record<string, string>, customHttpErrors: number[] = []) =>
+  accepted(annotations, { customHttpErrors }).value.location.errorPages;
 
 test('unset without custom-http-errors and default-backend', () => {
   assert.equal(errorPagesOf({}), undefined);
@@ -15,6 +16,7 @@ test('custom-http-errors: statuses 400-599, spaces allowed, sorted and each once
   assert.deepEqual(errorPagesOf({ 'custom-http-errors': '503,404, 500 ,404,599,400' }), {
     codes: [400, 404, 500, 503, 599],
     interceptUpstream: true,
+    global: false,
     defaultBackendService: undefined,
     defaultBackend: undefined,
   });
@@ -35,6 +37,7 @@ test('default-backend: a Service name (DNS-1035 label), resolved later by the mo
   assert.deepEqual(errorPagesOf({ 'default-backend': 'error-pages' }), {
     codes: [],
     interceptUpstream: true,
+    global: false,
     defaultBackendService: 'error-pages',
     defaultBackend: undefined,
   });
@@ -63,4 +66,25 @@ test('all three are implemented with ingress-nginx risk level Low', () => {
     assert.equal(known?.kind, 'implemented', name);
     assert.equal(known?.risk, 'Low', name);
   }
+});
+
+test("the ConfigMap's custom-http-errors apply where the annotation is unset or empty, always intercepted", () => {
+  const fromConfigMap = {
+    codes: [404, 502],
+    interceptUpstream: true,
+    global: true,
+    defaultBackendService: undefined,
+    defaultBackend: undefined,
+  };
+  assert.deepEqual(errorPagesOf({}, [404, 502]), fromConfigMap);
+  assert.deepEqual(errorPagesOf({ 'custom-http-errors': ',' }, [404, 502]), fromConfigMap);
+  assert.deepEqual(errorPagesOf({ 'disable-proxy-intercept-errors': 'true' }, [404, 502]), fromConfigMap);
+  assert.deepEqual(errorPagesOf({ 'default-backend': 'errors' }, [404])?.global, true);
+  assert.deepEqual(errorPagesOf({ 'custom-http-errors': '503' }, [404, 502]), {
+    codes: [503],
+    interceptUpstream: true,
+    global: false,
+    defaultBackendService: undefined,
+    defaultBackend: undefined,
+  });
 });

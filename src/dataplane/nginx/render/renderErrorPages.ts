@@ -20,7 +20,8 @@ import { HttpVariable } from './variables.js';
 
 /** Where a location's error pages go: a backend name, or undefined for Portico's own 404 (no default backend at all). */
 function errorPageTarget(location: Location, scope: RenderScope): string | undefined {
-  const own = location.annotations.errorPages?.defaultBackend;
+  const errorPages = location.annotations.errorPages;
+  const own = errorPages?.global === true ? undefined : errorPages?.defaultBackend;
   // As ingress-nginx: the Ingress's default-backend only once its Service has an endpoint.
   if (own !== undefined && hasEndpoints(scope.backends.get(own))) return own;
   return scope.configuration.defaultBackend;

@@ -24,6 +24,7 @@ function withErrorPages(path: string, backendName: string, errorPages: Partial<E
   const full: ErrorPages = {
     codes: [],
     interceptUpstream: true,
+    global: false,
     defaultBackendService: undefined,
     defaultBackend: undefined,
     ...errorPages,
@@ -175,4 +176,15 @@ test('locations without the annotations get none of it', () => {
   for (const name of ['error_page', 'proxy_intercept_errors']) assert.ok(!words.some((found) => found.name === name), name);
   assert.ok(!conf.includes('@custom_'));
   assert.ok(!conf.includes('X-Code'));
+});
+
+test("the ConfigMap's custom-http-errors go to --default-backend-service even with a default-backend, and are intercepted", () => {
+  const { host } = render(
+    [withErrorPages('/a', web.name, { codes: [502], global: true, interceptUpstream: true, defaultBackend: errors.name })],
+    global,
+  );
+  assert.deepEqual(argsOf(locationOf(host, '=', '/a'), 'proxy_intercept_errors'), [['on']]);
+  const [block] = errorLocations(host);
+  assert.ok(block);
+  assert.deepEqual(argsOf(block, 'set')[0], ['$proxy_upstream_name', global.name]);
 });

@@ -14,7 +14,13 @@ describe('hostile error page values (custom-http-errors, default-backend)', () =
   const empty = backend('default/empty:80', []);
   /** `/` of a.example.com to a Service without endpoints, its default-backend named `name`. */
   const withDefaultBackend = (name: string, codes: number[]): Configuration => {
-    const errorPages: ErrorPages = { codes, interceptUpstream: true, defaultBackendService: 'errors', defaultBackend: name };
+    const errorPages: ErrorPages = {
+      codes,
+      interceptUpstream: true,
+      global: false,
+      defaultBackendService: 'errors',
+      defaultBackend: name,
+    };
     const plain = location('/', 'prefix', empty.name);
     return configuration({
       servers: [server('a.example.com', [{ ...plain, annotations: { ...plain.annotations, errorPages } }])],
