@@ -36,21 +36,21 @@ after(() => cluster?.close());
 const hostOf = (name: string): string => `${name}.error-pages.test`;
 
 /** An Ingress named `name` for its own host, `/` to `service`, with these nginx.ingress.kubernetes.io/ annotations. */
-function applyAnnotated(name: string, service: string, annotations: Record<string, string>): Promise<void> {
+function applyAnnotated(name: string, service: string, annotations: Record<string, string>, portico = cluster): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
   return applyIngress(
-    cluster,
-    ingress(cluster, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', service]) } }] }, prefixed),
+    portico,
+    ingress(portico, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', service]) } }] }, prefixed),
   );
 }
 
 type RequestOptions = Omit<HttpGetOptions, 'port' | 'host'>;
 
 /** Waits until a request to the host of `name` is answered as `check` wants (a bounded loop), and returns the answer. */
-function until(name: string, options: RequestOptions, check: (result: HttpResult) => void): Promise<HttpResult> {
+function until(name: string, options: RequestOptions, check: (result: HttpResult) => void, portico = cluster): Promise<HttpResult> {
   return eventually(
     async () => {
-      const result = await httpGet({ port: cluster.portico.ports.http, host: hostOf(name), ...options });
+      const result = await httpGet({ port: portico.portico.ports.http, host: hostOf(name), ...options });
       check(result);
       return result;
     },
@@ -147,4 +147,39 @@ test('a default-backend Service that does not exist: a Warning Event; error page
   await until(name, { path: '/status/500' }, (result) => assert.equal(result.status, 404, result.body.slice(0, 200)));
   await until(name, { path: '/ok' }, fromService('app', 200));
   await until(other, { path: '/' }, (result) => assert.equal(result.status, 503, result.body.slice(0, 200)));
+});
+
+describe("--default-backend-service and the ConfigMap's custom-http-errors", () => {
+  const SETTINGS_NAME = 'error-page-settings';
+  let configured: E2eCluster;
+
+  before(async () => {
+    // A second Portico in the same namespace (with a class of its own), with the errors Service as its default backend.
+    configured = await startE2eCluster(
+      'error-pages-configmap',
+      [`--configmap=${cluster.namespace}/${SETTINGS_NAME}`, `--default-backend-service=${cluster.namespace}/errors`],
+      { namespace: cluster.namespace },
+    );
+  });
+  after(() => configured?.close());
+
+  test('the ConfigMap codes apply where the annotation is unset; the annotation codes go to --default-backend-service', async () => {
+    await applyAnnotated('configmap-codes', 'app', {}, configured);
+    await applyAnnotated('annotation-codes', 'app', { 'custom-http-errors': '500' }, configured);
+    // Before the ConfigMap, 418 passes: the interception below can only come from it.
+    await until('configmap-codes', { path: '/status/418' }, fromService('app', 418), configured);
+    const annotated = fullEcho(await until('annotation-codes', { path: '/status/500' }, fromService('errors', 200), configured));
+    assert.equal(annotated.headers['x-code'], '500');
+    assert.equal(annotated.headers['x-ingress-name'], 'annotation-codes');
+
+    await cluster.core.createNamespacedConfigMap({
+      namespace: cluster.namespace,
+      body: { metadata: { name: SETTINGS_NAME }, data: { 'custom-http-errors': '418' } },
+    });
+    const global = fullEcho(await until('configmap-codes', { path: '/status/418' }, fromService('errors', 200), configured));
+    assert.equal(global.headers['x-code'], '418');
+    assert.equal(global.headers['x-service-name'], 'app');
+    // The annotation's list replaces the ConfigMap's.
+    await until('annotation-codes', { path: '/status/418' }, fromService('app', 418), configured);
+  });
 });
