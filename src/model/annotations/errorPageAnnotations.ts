@@ -2,13 +2,14 @@
 // (ingress-nginx's customhttperrors, disableproxyintercepterrors and
 // defaultbackend parsers): which upstream statuses nginx replaces with an
 // answer of a default backend, and the Ingress's own default backend, which
-// also answers for a Service without endpoints. The Service is looked up by
+// also answers for a Service without endpoints. Without the annotation, the
+// ConfigMap's custom-http-errors gives the codes. The Service is looked up by
 // the model on every run (defaultBackendService.ts); rendering is
 // src/dataplane/nginx/render/renderErrorPages.ts.
 import { parseBoolean, patternParser, quoteValue, type ValueParser } from '../settings/valueSyntax.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
-/** One Ingress's error pages and default backend; unset when it has neither custom-http-errors nor default-backend. */
+/** One Ingress's error pages and default backend; unset without codes (its own or the ConfigMap's) and without default-backend. */
 export interface ErrorPages {
   /** `custom-http-errors`: statuses from 400 to 599, sorted, each once; empty: none. */
   codes: number[];
