@@ -9,6 +9,7 @@ import { resolveBackendTls } from './backendTlsSecret.js';
 import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
+import { resolveCustomHeaders } from './customHeaders.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
@@ -32,6 +33,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveClientCertificateSecret,
   resolveBackendTls,
   resolveAuthProxySetHeaders,
+  resolveCustomHeaders,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

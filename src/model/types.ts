@@ -2,6 +2,9 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { CustomHeaders } from './annotations/customHeadersAnnotations.js';
+import type { ResponseRewrites } from './annotations/responseRewriteAnnotations.js';
+import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -62,6 +65,12 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `custom-headers`: response headers from a ConfigMap (customHeadersAnnotations.ts); unset: none. */
+  customHeaders?: CustomHeaders;
+  /** `connection-proxy-header`, `upstream-vhost`, `x-forwarded-prefix` (upstreamHeaderAnnotations.ts); unset: Portico's own. */
+  upstreamHeaders?: UpstreamHeaders;
+  /** `proxy-cookie-*`, `proxy-redirect-*` (responseRewriteAnnotations.ts); unset: nginx's defaults. */
+  responseRewrites?: ResponseRewrites;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

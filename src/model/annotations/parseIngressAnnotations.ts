@@ -98,6 +98,9 @@ export function parseIngressAnnotations(
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
+        ...optional('customHeaders', location.customHeaders.resolve(values, settings)),
+        ...optional('upstreamHeaders', location.upstreamHeaders.resolve(values, settings)),
+        ...optional('responseRewrites', location.responseRewrites.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
