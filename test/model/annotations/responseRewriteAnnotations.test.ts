@@ -63,7 +63,11 @@ test("proxy_redirect as ingress-nginx's template: default and off alone, else fr
   assert.deepEqual(pair.warnings, []);
   assert.deepEqual(pair.value.location.responseRewrites?.redirect, { from: 'hello.com', to: 'goodbye.com' });
   // from without to (or to off): nothing, as the template writes nothing.
-  for (const annotations of [{ 'proxy-redirect-from': 'hello.com' }, { 'proxy-redirect-from': 'hello.com', 'proxy-redirect-to': 'off' }]) {
+  const fromOnly: Array<Record<string, string>> = [
+    { 'proxy-redirect-from': 'hello.com' },
+    { 'proxy-redirect-from': 'hello.com', 'proxy-redirect-to': 'off' },
+  ];
+  for (const annotations of fromOnly) {
     const { value, warnings } = redirectOf(annotations);
     assert.equal(value.location.responseRewrites, undefined);
     assert.match(warnings.join(), /proxy-redirect-from: no effect without a proxy-redirect-to/);
