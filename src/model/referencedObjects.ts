@@ -11,6 +11,7 @@ import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
 import { resolveDefaultBackendService } from './defaultBackendService.js';
+import { resolveCustomHeaders } from './customHeaders.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
@@ -37,6 +38,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveBackendTls,
   resolveAuthProxySetHeaders,
   resolveDefaultBackendService,
+  resolveCustomHeaders,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

@@ -3,6 +3,9 @@
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
 import type { ErrorPages } from './annotations/errorPageAnnotations.js';
+import type { CustomHeaders } from './annotations/customHeadersAnnotations.js';
+import type { ResponseRewrites } from './annotations/responseRewriteAnnotations.js';
+import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -65,6 +68,12 @@ export interface LocationAnnotations {
   satisfy?: 'any' | 'all';
   /** `custom-http-errors`, `disable-proxy-intercept-errors`, `default-backend` (errorPageAnnotations.ts); unset: neither codes nor default-backend. */
   errorPages?: ErrorPages;
+  /** `custom-headers`: response headers from a ConfigMap (customHeadersAnnotations.ts); unset: none. */
+  customHeaders?: CustomHeaders;
+  /** `connection-proxy-header`, `upstream-vhost`, `x-forwarded-prefix` (upstreamHeaderAnnotations.ts); unset: Portico's own. */
+  upstreamHeaders?: UpstreamHeaders;
+  /** `proxy-cookie-*`, `proxy-redirect-*` (responseRewriteAnnotations.ts); unset: nginx's defaults. */
+  responseRewrites?: ResponseRewrites;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

@@ -128,6 +128,17 @@ test('a ConfigMap counts when a served Ingress names it in auth-proxy-set-header
   );
 });
 
+test('a ConfigMap counts when a served Ingress names it in custom-headers (an edit re-syncs it)', () => {
+  const { store, changed } = storeWith();
+  store.sink('IngressClass').upsert(nginxClass);
+  store.sink('Ingress').upsert(ingress('web', routed('web'), { 'nginx.ingress.kubernetes.io/custom-headers': 'other/response-headers' }));
+  changed();
+  const configMap = (namespace: string, name: string) => ({ metadata: { name, namespace, resourceVersion: '1' }, data: { 'X-A': 'a' } });
+  store.sink('ConfigMap').upsert(configMap('other', 'response-headers'));
+  store.sink('ConfigMap').upsert(configMap('app', 'response-headers'));
+  assert.deepEqual(changed(), ['ConfigMap/other/response-headers']);
+});
+
 test('--disable-catch-all hides Ingresses that only have a default backend', () => {
   const catchAll = ingress('all', { ingressClassName: 'nginx', defaultBackend: { service: { name: 'web', port: { number: 80 } } } });
   for (const disableCatchAll of [false, true]) {

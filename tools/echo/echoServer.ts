@@ -5,6 +5,9 @@
  * - `GET /stream/<chunks>/<intervalMs>` answers with that many lines, one
  *   every intervalMs (`<instance> <i>/<chunks>`), as a chunked response;
  * - a WebSocket upgrade (RFC 6455) on any path echoes every message back.
+ * `GET /response-headers?<name>=<value>&...` adds those response headers
+ * (URL-decoded), as a backend's Set-Cookie or Location, for tests of what the
+ * proxy does to them.
  *
  * As a script:
  *   node --import tsx tools/echo/echoServer.ts --listen 198.18.1.2:8080 \
@@ -81,6 +84,7 @@ const statusPath = /^\/status\/([1-5]\d\d)$/;
 const delayPath = /^\/delay\/(\d{1,5})$/;
 // `/stream/<lines>/<intervalMs>`: see the top of the file.
 const streamPath = /^\/stream\/(\d{1,4})\/(\d{1,5})$/;
+const responseHeadersPath = '/response-headers';
 
 export async function startEchoServer(options: EchoServerOptions): Promise<RunningEchoServer> {
   const tls = options.tls !== undefined;
@@ -173,7 +177,8 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     return;
   }
   const json = JSON.stringify(echo);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
+  const extra = path === responseHeadersPath ? Object.fromEntries(new URLSearchParams(echo.query)) : {};
+  response.writeHead(status, { ...extra, 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) }).end(json);
 }
 
 /** Writes `chunks` lines, one every `intervalMs`, then ends; stops early if the client goes away. */

@@ -10,18 +10,21 @@ import { basicAuthAnnotations } from './basicAuthAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { errorPageAnnotations } from './errorPageAnnotations.js';
+import { customHeadersAnnotations } from './customHeadersAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
+import { responseRewriteAnnotations } from './responseRewriteAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
+import { upstreamHeaderAnnotations } from './upstreamHeaderAnnotations.js';
 
 /** One group per property: the compiler checks none is missing. */
 type GroupPerProperty<T> = { readonly [K in keyof T]-?: AnnotationGroup<T[K]> };
@@ -40,6 +43,9 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
   errorPages: errorPageAnnotations,
+  customHeaders: customHeadersAnnotations,
+  upstreamHeaders: upstreamHeaderAnnotations,
+  responseRewrites: responseRewriteAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -99,6 +99,9 @@ export function parseIngressAnnotations(
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
         ...optional('errorPages', location.errorPages.resolve(values, settings)),
+        ...optional('customHeaders', location.customHeaders.resolve(values, settings)),
+        ...optional('upstreamHeaders', location.upstreamHeaders.resolve(values, settings)),
+        ...optional('responseRewrites', location.responseRewrites.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

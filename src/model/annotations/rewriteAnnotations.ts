@@ -31,7 +31,7 @@ const parseCaptureReferences: ValueParser<string> = (text) => {
   return parsed.ok ? { ok: true, value: parsed.value.replace(/\$\{([1-9])\}/g, (_, digit: string) => `$${digit}`) } : parsed;
 };
 
-const rewriteTarget: AnnotationDefinition<string> = { name: 'rewrite-target', risk: 'Medium', parse: parseCaptureReferences };
+export const rewriteTarget: AnnotationDefinition<string> = { name: 'rewrite-target', risk: 'Medium', parse: parseCaptureReferences };
 
 const useRegex: AnnotationDefinition<boolean> = { name: 'use-regex', risk: 'Low', parse: parseBoolean };
 

@@ -27,9 +27,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'temporal-redirect-code': 'Low',
       'from-to-www-redirect': 'Low',
       'relative-redirects': 'Low',
-      'x-forwarded-prefix': 'Medium',
       'use-port-in-redirects': 'Low',
-      'upstream-vhost': 'Low',
       // proxy tuning
       'proxy-buffer-size': 'Low',
       'proxy-buffers-number': 'Low',
@@ -40,12 +38,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'proxy-next-upstream': 'Medium',
       'proxy-next-upstream-timeout': 'Low',
       'proxy-next-upstream-tries': 'Low',
-      'proxy-cookie-domain': 'Medium',
-      'proxy-cookie-path': 'Medium',
-      'proxy-redirect-from': 'Medium',
-      'proxy-redirect-to': 'Medium',
       'client-body-buffer-size': 'Low',
-      'connection-proxy-header': 'Low',
       // frontend TLS
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',
@@ -63,7 +56,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // upstreams
       'service-upstream': 'Low',
       // errors, headers and backends
-      'custom-headers': 'Medium',
       // hosts and mirroring
       'server-alias': 'High',
       'mirror-target': 'High',

@@ -144,6 +144,8 @@ export interface GlobalSettings {
   globalAuthAlwaysSetCookie: boolean;
   /** no-auth-locations: path prefixes never authenticated (neither global nor per-Ingress auth) */
   noAuthLocations: string[];
+  /** global-allowed-response-headers: the header names a custom-headers ConfigMap may set (case-sensitive) */
+  globalAllowedResponseHeaders: string[];
 }
 
 export const DEFAULT_LOG_FORMAT_UPSTREAM =
@@ -216,4 +218,5 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   globalAuthCacheDuration: [{ codes: [200, 202, 401], time: '5m' }],
   globalAuthAlwaysSetCookie: false,
   noAuthLocations: ['/.well-known/acme-challenge'],
+  globalAllowedResponseHeaders: [],
 };

@@ -13,6 +13,7 @@ import {
   parseRequestRedirect,
 } from '../annotations/externalAuthAnnotations.js';
 import { parseErrorCodes } from '../annotations/errorPageAnnotations.js';
+import { parseResponseHeaderName } from '../annotations/customHeadersAnnotations.js';
 import { parseAuthUrl, parseSigninUrl } from '../annotations/externalAuthUrl.js';
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
@@ -173,6 +174,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   globalAuthCacheDuration: { key: 'global-auth-cache-duration', parse: parseCacheDurations },
   globalAuthAlwaysSetCookie: { key: 'global-auth-always-set-cookie', parse: parseBoolean },
   noAuthLocations: { key: 'no-auth-locations', parse: listParser(',', parseUrlPath, 'paths') },
+  globalAllowedResponseHeaders: { key: 'global-allowed-response-headers', parse: listParser(',', parseResponseHeaderName, 'header names') },
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

@@ -113,6 +113,14 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'auth-keepalive-requests': 'Low',
     'auth-keepalive-timeout': 'Low',
     'auth-keepalive-share-vars': 'Low',
+    'custom-headers': 'Medium',
+    'connection-proxy-header': 'Low',
+    'upstream-vhost': 'Low',
+    'x-forwarded-prefix': 'Medium',
+    'proxy-cookie-domain': 'Medium',
+    'proxy-cookie-path': 'Medium',
+    'proxy-redirect-from': 'Medium',
+    'proxy-redirect-to': 'Medium',
   });
 });
 

@@ -75,6 +75,7 @@ test('every field is read from its ingress-nginx key', () => {
     'global-auth-cache-duration': '200 202 10m, 401 1m',
     'global-auth-always-set-cookie': 'true',
     'no-auth-locations': '/.well-known/acme-challenge, /public',
+    'global-allowed-response-headers': 'My-Custom-Header, X_Other,',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -143,6 +144,7 @@ test('every field is read from its ingress-nginx key', () => {
     ],
     globalAuthAlwaysSetCookie: true,
     noAuthLocations: ['/.well-known/acme-challenge', '/public'],
+    globalAllowedResponseHeaders: ['My-Custom-Header', 'X_Other'],
   });
 });
 
@@ -182,6 +184,7 @@ test('an invalid value keeps the default and names the key and the value', () =>
     'load-balance': ['EWMA', 'least_conn', 'chash', 'sticky_balanced', ''],
     'enable-modsecurity': ['yes', 'on', 'true; load_module x'],
     'enable-owasp-modsecurity-crs': ['yes', 'enabled'],
+    'global-allowed-response-headers': ['X-A;', 'X A', 'X-A: 1', 'X-A,"'],
   };
   expectRefused(invalid);
 });

@@ -13,6 +13,7 @@ import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
+import { renderCustomHeaders, renderResponseRewrites, withUpstreamHeaders } from './renderHeaders.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -100,6 +101,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
+  renderCustomHeaders(body, location.annotations);
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
@@ -217,12 +219,14 @@ function renderProxy(
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
-  for (const [name, value] of [...upstreamRequestHeaders(module, settings), ...externalAuthUpstreamHeaders(location, settings)]) {
+  const ownHeaders = withUpstreamHeaders(upstreamRequestHeaders(module, settings), annotations);
+  for (const [name, value] of [...ownHeaders, ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
   body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, scheme) ?? BALANCER_UPSTREAM));
+  renderResponseRewrites(body, annotations.responseRewrites, module);
 }
 
 /**

@@ -10,6 +10,7 @@ import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode 
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
+import { renderHeadersMoreModule } from './renderHeaders.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
@@ -45,6 +46,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
   root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
+  renderHeadersMoreModule(root, configuration, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
   // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
