@@ -10,6 +10,7 @@ import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
+import { resolveFastCgiParams } from './fastCgiParams.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
@@ -32,6 +33,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveClientCertificateSecret,
   resolveBackendTls,
   resolveAuthProxySetHeaders,
+  resolveFastCgiParams,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

@@ -2,6 +2,7 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { FastCgi } from './annotations/fastCgiAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -14,7 +15,7 @@ export type PathMatch =
   /** ingress-nginx regex mode: case-insensitive regex anchored at the start. */
   | 'regex';
 
-export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'FCGI';
 
 /** Settings from annotations that apply to every location of one Ingress. */
 export interface LocationAnnotations {
@@ -62,6 +63,8 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `fastcgi-index` and `fastcgi-params-configmap`, for backend-protocol FCGI only (fastCgiAnnotations.ts). */
+  fastCgi?: FastCgi;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

@@ -10,6 +10,7 @@ import { basicAuthAnnotations } from './basicAuthAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
+import { fastCgiAnnotations } from './fastCgiAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
@@ -38,6 +39,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  fastCgi: fastCgiAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

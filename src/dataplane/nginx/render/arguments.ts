@@ -176,6 +176,8 @@ const KEYWORDS = [
   'TLSv1.3',
   // limit_req: a burst is served at once, not spread over time.
   'nodelay',
+  // fastcgi_param: a parameter left out when its value is empty (renderFastCgi.ts).
+  'if_not_empty',
   'debug',
   'info',
   'notice',

@@ -20,6 +20,7 @@ import {
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
+import { renderFastCgi } from './renderFastCgi.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
@@ -103,7 +104,9 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
     renderProxy(body, location, backend, scope);
-    renderClientCertificateHeaders(body, server, upstreamProtocol(location.annotations.backendProtocol).module);
+    const { module } = upstreamProtocol(location.annotations.backendProtocol);
+    // FastCGI has no request headers of nginx's making (the client's reach it as HTTP_* parameters).
+    if (module !== 'fastcgi') renderClientCertificateHeaders(body, server, module);
   }
 }
 
@@ -133,11 +136,11 @@ function renderHttpsRedirect(body: ConfigBuilder, scope: RenderScope): void {
   });
 }
 
-interface UpstreamProtocol {
-  /** The nginx module: its directives are `<module>_pass`, `<module>_set_header`... */
-  readonly module: 'proxy' | 'grpc';
-  readonly scheme: 'http' | 'https' | 'grpc' | 'grpcs';
-}
+/** The nginx module: its directives are `<module>_pass`, `<module>_connect_timeout`...; fastcgi_pass takes no scheme. */
+type UpstreamProtocol =
+  | { readonly module: 'proxy'; readonly scheme: 'http' | 'https' }
+  | { readonly module: 'grpc'; readonly scheme: 'grpc' | 'grpcs' }
+  | { readonly module: 'fastcgi'; readonly scheme: undefined };
 
 function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
   switch (protocol) {
@@ -149,6 +152,8 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
       return { module: 'grpc', scheme: 'grpc' };
     case 'GRPCS':
       return { module: 'grpc', scheme: 'grpcs' };
+    case 'FCGI':
+      return { module: 'fastcgi', scheme: undefined };
     default:
       throw new Error(`unknown backend protocol: ${describeValue(protocol)}`);
   }
@@ -194,8 +199,9 @@ function renderProxy(
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
-  // First: its `return 503` (an unusable proxy-ssl-secret) must come before a `rewrite ... break`.
-  renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
+  // First: its `return 503` (an unusable proxy-ssl-secret or FastCGI ConfigMap) must come before a `rewrite ... break`.
+  if (module === 'fastcgi') renderFastCgi(body, annotations.fastCgi);
+  else renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
@@ -215,6 +221,10 @@ function renderProxy(
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
+  if (module === 'fastcgi') {
+    body.directive('fastcgi_pass', raw.upstreamName(BALANCER_UPSTREAM));
+    return;
+  }
   for (const [name, value] of [...upstreamRequestHeaders(module, settings), ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
@@ -241,7 +251,7 @@ function rewriteRegex(location: Location): string {
   }
 }
 
-function upstreamRequestHeaders(module: UpstreamProtocol['module'], settings: GlobalSettings): Array<[string, Argument]> {
+function upstreamRequestHeaders(module: 'proxy' | 'grpc', settings: GlobalSettings): Array<[string, Argument]> {
   const headers: Array<[string, Argument]> = [
     ['Host', raw.variable(HttpVariable.bestHttpHost)],
     ['X-Request-ID', raw.variable(HttpVariable.requestId)],
