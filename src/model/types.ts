@@ -15,7 +15,8 @@ export type PathMatch =
   /** ingress-nginx regex mode: case-insensitive regex anchored at the start. */
   | 'regex';
 
-export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'FCGI';
+/** AUTO_HTTP: the client's scheme (HTTP or HTTPS) to the backend. */
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'FCGI' | 'AUTO_HTTP';
 
 /** Settings from annotations that apply to every location of one Ingress. */
 export interface LocationAnnotations {

@@ -69,6 +69,8 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'auth-secret-type': 'Low',
     'auth-realm': 'Medium',
     satisfy: 'Low',
+    'fastcgi-index': 'Medium',
+    'fastcgi-params-configmap': 'Medium',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',

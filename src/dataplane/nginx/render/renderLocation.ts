@@ -138,7 +138,7 @@ function renderHttpsRedirect(body: ConfigBuilder, scope: RenderScope): void {
 
 /** The nginx module: its directives are `<module>_pass`, `<module>_connect_timeout`...; fastcgi_pass takes no scheme. */
 type UpstreamProtocol =
-  | { readonly module: 'proxy'; readonly scheme: 'http' | 'https' }
+  | { readonly module: 'proxy'; readonly scheme: 'http' | 'https' | '$scheme' }
   | { readonly module: 'grpc'; readonly scheme: 'grpc' | 'grpcs' }
   | { readonly module: 'fastcgi'; readonly scheme: undefined };
 
@@ -154,6 +154,8 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
       return { module: 'grpc', scheme: 'grpcs' };
     case 'FCGI':
       return { module: 'fastcgi', scheme: undefined };
+    case 'AUTO_HTTP':
+      return { module: 'proxy', scheme: '$scheme' };
     default:
       throw new Error(`unknown backend protocol: ${describeValue(protocol)}`);
   }
@@ -199,9 +201,11 @@ function renderProxy(
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  // AUTO_HTTP's TLS to the backend is nginx's default (no proxy-ssl-* settings), as for an HTTP location.
+  const tlsScheme = scheme === '$scheme' ? 'http' : scheme;
   // First: its `return 503` (an unusable proxy-ssl-secret or FastCGI ConfigMap) must come before a `rewrite ... break`.
   if (module === 'fastcgi') renderFastCgi(body, annotations.fastCgi);
-  else renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
+  else renderBackendTls(body, annotations.backendTls, module, tlsScheme ?? 'http', scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
@@ -230,7 +234,10 @@ function renderProxy(
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
-  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, scheme) ?? BALANCER_UPSTREAM));
+  body.directive(
+    `${module}_pass`,
+    raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, tlsScheme ?? 'http') ?? BALANCER_UPSTREAM),
+  );
 }
 
 /**
