@@ -3,6 +3,7 @@
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
 import type { FastCgi } from './annotations/fastCgiAnnotations.js';
+import type { HostServerSnippet } from './hostServerSnippet.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -64,6 +65,8 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `server-snippet`, admitted as configuration-snippet; the host's choice among its Ingresses is Server.serverSnippet. */
+  serverSnippet?: string;
   /** `fastcgi-index` and `fastcgi-params-configmap`, for backend-protocol FCGI only (fastCgiAnnotations.ts). */
   fastCgi?: FastCgi;
 }
@@ -372,6 +375,8 @@ export interface Server {
   locations: Location[];
   /** `auth-tls-*` for the whole host (hostClientCertificates.ts); absent: no client certificates asked for. */
   clientCertificates?: HostClientCertificates;
+  /** `server-snippet` of the host's oldest Ingress that sets one (hostServerSnippet.ts); absent: none. */
+  serverSnippet?: HostServerSnippet;
 }
 
 export interface Endpoint {

@@ -19,7 +19,7 @@ import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
-import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 
@@ -40,6 +40,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
   fastCgi: fastCgiAnnotations,
+  serverSnippet: serverSnippetAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -99,6 +99,7 @@ export function parseIngressAnnotations(
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
         ...optional('fastCgi', location.fastCgi.resolve(values, settings)),
+        ...optional('serverSnippet', location.serverSnippet.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
