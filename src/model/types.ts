@@ -65,6 +65,8 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `http2-push-preload: "true"`: Link preload headers become HTTP/2 pushes (http2PushPreloadAnnotations.ts). */
+  http2PushPreload?: true;
   /** `server-snippet`, admitted as configuration-snippet; the host's choice among its Ingresses is Server.serverSnippet. */
   serverSnippet?: string;
   /** `fastcgi-index` and `fastcgi-params-configmap`, for backend-protocol FCGI only (fastCgiAnnotations.ts). */

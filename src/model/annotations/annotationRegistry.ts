@@ -11,6 +11,7 @@ import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { fastCgiAnnotations } from './fastCgiAnnotations.js';
+import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
@@ -41,6 +42,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   satisfy: satisfyAnnotations,
   fastCgi: fastCgiAnnotations,
   serverSnippet: serverSnippetAnnotations,
+  http2PushPreload: http2PushPreloadAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -100,6 +100,7 @@ export function parseIngressAnnotations(
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
         ...optional('fastCgi', location.fastCgi.resolve(values, settings)),
         ...optional('serverSnippet', location.serverSnippet.resolve(values, settings)),
+        ...optional('http2PushPreload', location.http2PushPreload.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -75,8 +75,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // logs
       'enable-access-log': 'Low',
       'enable-rewrite-log': 'Low',
-      // HTTP/2 push
-      'http2-push-preload': 'Low',
     },
   },
   {

@@ -71,6 +71,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     satisfy: 'Low',
     'fastcgi-index': 'Medium',
     'fastcgi-params-configmap': 'Medium',
+    'http2-push-preload': 'Low',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',

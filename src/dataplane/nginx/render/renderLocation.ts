@@ -100,6 +100,8 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
+  // http2-push-preload: nginx reads the answer's Link headers only where asked.
+  if (location.annotations.http2PushPreload) body.directive('http2_push_preload', raw.keyword('on'));
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {

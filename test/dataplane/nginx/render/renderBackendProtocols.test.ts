@@ -1,4 +1,4 @@
-// backend-protocol FCGI and AUTO_HTTP as rendered: what a location passes, and to what.
+// backend-protocol FCGI and AUTO_HTTP, and http2-push-preload, as rendered: what a location passes, and to what.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastCgi } from '../../../../src/model/annotations/fastCgiAnnotations.js';
@@ -86,4 +86,22 @@ test('an HTTP location gets none of it', () => {
   assert.deepEqual(argsOf(root, 'proxy_pass'), [['http://upstream_balancer']]);
   assert.deepEqual(argsOf(root, 'fastcgi_param'), []);
   assert.ok(!root.children?.some((child) => child.name === 'rewrite_by_lua_block'));
+});
+
+test('http2-push-preload: http2_push_preload on in its locations only', async () => {
+  const pushing = scenario('HTTP');
+  const [host] = pushing.servers.filter((candidate) => candidate.hostname === 'app.example.com');
+  const [root] = host?.locations ?? [];
+  assert.ok(host && root);
+  const config = {
+    ...pushing,
+    servers: pushing.servers.map((candidate) =>
+      candidate === host
+        ? { ...host, locations: [{ ...root, annotations: { ...root.annotations, http2PushPreload: true as const } }] }
+        : candidate,
+    ),
+  };
+  assert.deepEqual(argsOf(rootOf(config), 'http2_push_preload'), [['on']]);
+  assert.deepEqual(argsOf(rootOf(pushing), 'http2_push_preload'), []);
+  if (missingNginx === undefined) await nginxSyntaxCheck(renderNginxConf(config, context), context);
 });
