@@ -131,7 +131,7 @@ function judgeAnnotation(name: string, rawValue: string, settings: GlobalSetting
     case 'unimplemented':
       if (known.unsafeToIgnore !== undefined) return { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
       if (known.missingModule !== undefined) {
-        return { kind: 'ignored', reason: `Debian's nginx has no ${known.missingModule} module, so Portico cannot apply it; ignored` };
+        return { kind: 'ignored', reason: `Debian 12's nginx has no ${known.missingModule} module, so Portico cannot apply it; ignored` };
       }
       return { kind: 'ignored', reason: 'not implemented yet, ignored' };
     case 'implemented':

@@ -116,7 +116,7 @@ test("an annotation that needs a module Debian's nginx lacks is ignored with a w
   const { value, warnings } = accepted({ 'enable-opentelemetry': 'true' });
   assert.deepEqual(value, DEFAULT_ANNOTATIONS);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/enable-opentelemetry: Debian's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored`,
+    `annotation ${PREFIX}/enable-opentelemetry: Debian 12's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored`,
   ]);
 });
 
