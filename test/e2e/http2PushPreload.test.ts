@@ -55,7 +55,7 @@ function getOverHttp2(host: string): Promise<{ status: number; link: string | un
       session.destroy();
       reject(new Error(`no answer from ${host} within 5 s`));
     }, 5_000);
-    session.on('error', (error) => {
+    session.on('error', (error: Error) => {
       clearTimeout(timer);
       reject(error);
     });
@@ -76,7 +76,7 @@ function getOverHttp2(host: string): Promise<{ status: number; link: string | un
       session.close();
       resolve({ status, link, pushed });
     });
-    request.on('error', reject);
+    request.on('error', (error: Error) => reject(error));
     request.end();
   });
 }

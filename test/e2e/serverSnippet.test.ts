@@ -30,7 +30,7 @@ after(async () => {
 const hostOf = (name: string): string => `${name}.server-snippet.test`;
 
 function snippetIngress(name: string, host: string, path: string, snippet?: string) {
-  const annotations = snippet === undefined ? {} : { 'nginx.ingress.kubernetes.io/server-snippet': snippet };
+  const annotations: Record<string, string> = snippet === undefined ? {} : { 'nginx.ingress.kubernetes.io/server-snippet': snippet };
   return ingress(cluster, name, { rules: [{ host: hostOf(host), http: { paths: paths([path, 'Prefix', 'web']) } }] }, annotations);
 }
 
