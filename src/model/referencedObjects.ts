@@ -13,6 +13,7 @@ import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
 import { resolveDefaultBackendService } from './defaultBackendService.js';
 import { resolveCustomHeaders } from './customHeaders.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
+import { resolveFastCgiParams } from './fastCgiParams.js';
 import type { SecretFileSet } from './secretFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
@@ -39,6 +40,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveAuthProxySetHeaders,
   resolveDefaultBackendService,
   resolveCustomHeaders,
+  resolveFastCgiParams,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

@@ -6,6 +6,8 @@ import type { ErrorPages } from './annotations/errorPageAnnotations.js';
 import type { CustomHeaders } from './annotations/customHeadersAnnotations.js';
 import type { ResponseRewrites } from './annotations/responseRewriteAnnotations.js';
 import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js';
+import type { FastCgi } from './annotations/fastCgiAnnotations.js';
+import type { HostServerSnippet } from './hostServerSnippet.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -18,7 +20,8 @@ export type PathMatch =
   /** ingress-nginx regex mode: case-insensitive regex anchored at the start. */
   | 'regex';
 
-export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS';
+/** AUTO_HTTP: the client's scheme (HTTP or HTTPS) to the backend. */
+export type BackendProtocol = 'HTTP' | 'HTTPS' | 'GRPC' | 'GRPCS' | 'FCGI' | 'AUTO_HTTP';
 
 /** Settings from annotations that apply to every location of one Ingress. */
 export interface LocationAnnotations {
@@ -74,6 +77,12 @@ export interface LocationAnnotations {
   upstreamHeaders?: UpstreamHeaders;
   /** `proxy-cookie-*`, `proxy-redirect-*` (responseRewriteAnnotations.ts); unset: nginx's defaults. */
   responseRewrites?: ResponseRewrites;
+  /** `http2-push-preload: "true"`: Link preload headers become HTTP/2 pushes (http2PushPreloadAnnotations.ts). */
+  http2PushPreload?: true;
+  /** `server-snippet`, admitted as configuration-snippet; the host's choice among its Ingresses is Server.serverSnippet. */
+  serverSnippet?: string;
+  /** `fastcgi-index` and `fastcgi-params-configmap`, for backend-protocol FCGI only (fastCgiAnnotations.ts). */
+  fastCgi?: FastCgi;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -380,6 +389,8 @@ export interface Server {
   locations: Location[];
   /** `auth-tls-*` for the whole host (hostClientCertificates.ts); absent: no client certificates asked for. */
   clientCertificates?: HostClientCertificates;
+  /** `server-snippet` of the host's oldest Ingress that sets one (hostServerSnippet.ts); absent: none. */
+  serverSnippet?: HostServerSnippet;
 }
 
 export interface Endpoint {

@@ -5,7 +5,7 @@ import type { Ingress } from '../kube/objects.js';
 /** Annotations (after the prefix) whose value names a Secret as `name` or `namespace/name`. */
 const SECRET_ANNOTATIONS = ['auth-secret', 'auth-tls-secret', 'proxy-ssl-secret'];
 /** Annotations (after the prefix) whose value names a ConfigMap as `name` or `namespace/name`. */
-const CONFIG_MAP_ANNOTATIONS = ['auth-proxy-set-headers', 'custom-headers'];
+const CONFIG_MAP_ANNOTATIONS = ['auth-proxy-set-headers', 'custom-headers', 'fastcgi-params-configmap'];
 /** Annotations whose value names a Service in the Ingress's namespace. */
 const SERVICE_ANNOTATIONS = ['default-backend'];
 

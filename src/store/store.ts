@@ -149,7 +149,7 @@ export class Store implements StoreSnapshot {
     return this.servedIngresses(this.ingressServices.referrersOf(serviceKey));
   }
 
-  /** Ingresses whose annotations name the ConfigMap (auth-proxy-set-headers). */
+  /** Ingresses whose annotations name the ConfigMap (auth-proxy-set-headers, fastcgi-params-configmap). */
   ingressesUsingConfigMap(configMapKey: string): Ingress[] {
     return this.servedIngresses(this.ingressConfigMaps.referrersOf(configMapKey));
   }

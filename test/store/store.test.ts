@@ -139,6 +139,20 @@ test('a ConfigMap counts when a served Ingress names it in custom-headers (an ed
   assert.deepEqual(changed(), ['ConfigMap/other/response-headers']);
 });
 
+test('a ConfigMap counts when a served Ingress names it in fastcgi-params-configmap (an edit re-syncs it)', () => {
+  const { store, changed } = storeWith();
+  store.sink('IngressClass').upsert(nginxClass);
+  store.sink('Ingress').upsert(ingress('php', routed('php'), { 'nginx.ingress.kubernetes.io/fastcgi-params-configmap': 'php-params' }));
+  changed();
+  store.sink('ConfigMap').upsert({ metadata: { name: 'php-params', namespace: 'app', resourceVersion: '1' }, data: { A: 'a' } });
+  store.sink('ConfigMap').upsert({ metadata: { name: 'unrelated', namespace: 'app', resourceVersion: '1' }, data: { A: 'a' } });
+  assert.deepEqual(changed(), ['ConfigMap/app/php-params']);
+  assert.deepEqual(
+    store.ingressesUsingConfigMap('app/php-params').map((i) => i.metadata?.name),
+    ['php'],
+  );
+});
+
 test('--disable-catch-all hides Ingresses that only have a default backend', () => {
   const catchAll = ingress('all', { ingressClassName: 'nginx', defaultBackend: { service: { name: 'web', port: { number: 80 } } } });
   for (const disableCatchAll of [false, true]) {

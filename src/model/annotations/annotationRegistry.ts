@@ -12,6 +12,8 @@ import { clientCertificateAnnotations } from './clientCertificateAnnotations.js'
 import { errorPageAnnotations } from './errorPageAnnotations.js';
 import { customHeadersAnnotations } from './customHeadersAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
+import { fastCgiAnnotations } from './fastCgiAnnotations.js';
+import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
@@ -21,7 +23,7 @@ import { responseRewriteAnnotations } from './responseRewriteAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
-import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 import { upstreamHeaderAnnotations } from './upstreamHeaderAnnotations.js';
@@ -46,6 +48,9 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   customHeaders: customHeadersAnnotations,
   upstreamHeaders: upstreamHeaderAnnotations,
   responseRewrites: responseRewriteAnnotations,
+  fastCgi: fastCgiAnnotations,
+  serverSnippet: serverSnippetAnnotations,
+  http2PushPreload: http2PushPreloadAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

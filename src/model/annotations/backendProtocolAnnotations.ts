@@ -3,18 +3,14 @@ import type { BackendProtocol, LocationAnnotations } from '../types.js';
 import { optionParser } from '../settings/valueSyntax.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 
-const BACKEND_PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS'];
+const BACKEND_PROTOCOLS: readonly BackendProtocol[] = ['HTTP', 'HTTPS', 'GRPC', 'GRPCS', 'FCGI', 'AUTO_HTTP'];
 const parseProtocol = optionParser(BACKEND_PROTOCOLS, true);
 
-const backendProtocol: AnnotationDefinition<BackendProtocol> = {
+export const backendProtocol: AnnotationDefinition<BackendProtocol> = {
   name: 'backend-protocol',
   risk: 'Low',
-  // Case-insensitive as in ingress-nginx. Its FCGI and AUTO_HTTP are refused
-  // rather than ignored: falling back to HTTP would talk the wrong protocol.
-  parse: (text) => {
-    const parsed = parseProtocol(text);
-    return parsed.ok ? parsed : { ok: false, expected: `${parsed.expected} (FCGI and AUTO_HTTP are not supported yet)` };
-  },
+  // Case-insensitive as in ingress-nginx (v1.15.1 still reads AUTO_HTTP).
+  parse: parseProtocol,
 };
 
 export const backendProtocolAnnotations: AnnotationGroup<LocationAnnotations['backendProtocol']> = {

@@ -102,6 +102,9 @@ export function parseIngressAnnotations(
         ...optional('customHeaders', location.customHeaders.resolve(values, settings)),
         ...optional('upstreamHeaders', location.upstreamHeaders.resolve(values, settings)),
         ...optional('responseRewrites', location.responseRewrites.resolve(values, settings)),
+        ...optional('fastCgi', location.fastCgi.resolve(values, settings)),
+        ...optional('serverSnippet', location.serverSnippet.resolve(values, settings)),
+        ...optional('http2PushPreload', location.http2PushPreload.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
@@ -132,7 +135,7 @@ function judgeAnnotation(name: string, rawValue: string, settings: GlobalSetting
     case 'unimplemented':
       if (known.unsafeToIgnore !== undefined) return { kind: 'refused', reason: `not implemented yet, and ${known.unsafeToIgnore}` };
       if (known.missingModule !== undefined) {
-        return { kind: 'ignored', reason: `Debian's nginx has no ${known.missingModule} module, so Portico cannot apply it; ignored` };
+        return { kind: 'ignored', reason: `Debian 12's nginx has no ${known.missingModule} module, so Portico cannot apply it; ignored` };
       }
       return { kind: 'ignored', reason: 'not implemented yet, ignored' };
     case 'implemented':

@@ -1,8 +1,10 @@
 // The *-snippet annotations: raw nginx configuration from whoever may edit an
 // Ingress (CVE-2021-25742, CVE-2023-5043). Refused unless the ConfigMap opts in
 // twice. configuration-snippet (one line, written into each of the Ingress's
-// locations), auth-snippet (externalAuthAnnotations.ts) and modsecurity-snippet
-// (modSecurityAnnotations.ts) are implemented; the others are ignored when admitted.
+// locations), server-snippet (one line, written into the server block of its
+// hosts: hostServerSnippet.ts), auth-snippet (externalAuthAnnotations.ts) and
+// modsecurity-snippet (modSecurityAnnotations.ts) are implemented;
+// stream-snippet (TCP/UDP services) is ignored when admitted.
 import type { GlobalSettings, RiskLevel } from '../settings/globalSettings.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
@@ -38,4 +40,12 @@ const configurationSnippet: AnnotationDefinition<string> = {
 export const configurationSnippetAnnotations: AnnotationGroup<LocationAnnotations['configurationSnippet']> = {
   annotations: [configurationSnippet],
   resolve: (values) => values.get(configurationSnippet),
+};
+
+// Checked as configuration-snippet; the host's oldest Ingress that sets one decides (hostServerSnippet.ts).
+const serverSnippet: AnnotationDefinition<string> = { name: 'server-snippet', risk: SNIPPET_RISK, parse: configurationSnippet.parse };
+
+export const serverSnippetAnnotations: AnnotationGroup<LocationAnnotations['serverSnippet']> = {
+  annotations: [serverSnippet],
+  resolve: (values) => values.get(serverSnippet),
 };

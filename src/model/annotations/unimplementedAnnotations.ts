@@ -64,10 +64,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // logs
       'enable-access-log': 'Low',
       'enable-rewrite-log': 'Low',
-      // FastCGI and HTTP/2 push
-      'fastcgi-index': 'Medium',
-      'fastcgi-params-configmap': 'Medium',
-      'http2-push-preload': 'Low',
     },
   },
   {

@@ -116,7 +116,7 @@ test("an annotation that needs a module Debian's nginx lacks is ignored with a w
   const { value, warnings } = accepted({ 'enable-opentelemetry': 'true' });
   assert.deepEqual(value, DEFAULT_ANNOTATIONS);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/enable-opentelemetry: Debian's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored`,
+    `annotation ${PREFIX}/enable-opentelemetry: Debian 12's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored`,
   ]);
 });
 
@@ -135,9 +135,9 @@ test('an empty value counts as unset, as in ingress-nginx', () => {
 });
 
 test('every refusal is reported, in annotation order, and any refusal refuses the whole Ingress', () => {
-  const errors = refused({ 'use-regex': 'yes', 'backend-protocol': 'FCGI', 'proxy-body-size': '1m', 'enable-cors': 'true' });
+  const errors = refused({ 'use-regex': 'yes', 'backend-protocol': 'H2C', 'proxy-body-size': '1m', 'enable-cors': 'true' });
   assert.equal(errors.length, 2);
-  assert.ok(errors[0]?.startsWith(`annotation ${PREFIX}/backend-protocol: invalid value "FCGI"; expected one of`), errors[0]);
+  assert.ok(errors[0]?.startsWith(`annotation ${PREFIX}/backend-protocol: invalid value "H2C"; expected one of`), errors[0]);
   assert.ok(errors[1]?.startsWith(`annotation ${PREFIX}/use-regex: invalid value "yes"; expected`), errors[1]);
 });
 

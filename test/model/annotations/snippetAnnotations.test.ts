@@ -34,16 +34,24 @@ test('an admitted configuration-snippet goes to the location, as written', () =>
   assert.equal('configurationSnippet' in accepted({}, SNIPPETS_ADMITTED).value.location, false);
 });
 
-test('the other admitted snippet annotations are ignored with a warning: not implemented yet', () => {
-  const { value, warnings } = accepted({ 'server-snippet': SNIPPET }, SNIPPETS_ADMITTED);
+test('an admitted server-snippet is kept as written, for the host to choose', () => {
+  const { value, warnings } = accepted({ 'server-snippet': ` ${SNIPPET} ` }, SNIPPETS_ADMITTED);
+  assert.equal(value.location.serverSnippet, SNIPPET);
   assert.equal(value.location.configurationSnippet, undefined);
+  assert.deepEqual(warnings, []);
+  assert.equal('serverSnippet' in accepted({}, SNIPPETS_ADMITTED).value.location, false);
+});
+
+test('an admitted stream-snippet is ignored with a warning: not implemented yet', () => {
+  const { warnings } = accepted({ 'stream-snippet': SNIPPET }, SNIPPETS_ADMITTED);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/server-snippet: ` + 'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
+    `annotation ${PREFIX}/stream-snippet: ` + 'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
   ]);
 });
 
 test('admitted snippets still get the value checks', () => {
   assertRefusedWith({ 'configuration-snippet': 'deny all;\nallow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  assertRefusedWith({ 'server-snippet': 'deny all;\r\nallow all;' }, ['control character'], SNIPPETS_ADMITTED);
   assertRefusedWith({ 'server-snippet': 'content_by_lua_block {}' }, ['annotation-value-word-blocklist'], {
     ...SNIPPETS_ADMITTED,
     annotationValueWordBlocklist: ['_by_lua'],

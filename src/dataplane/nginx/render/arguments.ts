@@ -176,6 +176,8 @@ const KEYWORDS = [
   'TLSv1.3',
   // limit_req: a burst is served at once, not spread over time.
   'nodelay',
+  // fastcgi_param: a parameter left out when its value is empty (renderFastCgi.ts).
+  'if_not_empty',
   'debug',
   'info',
   'notice',
@@ -286,8 +288,11 @@ export const raw = {
     return UPSTREAM_NAME.test(name) ? bare(name) : refuse('upstream name', name);
   },
 
-  /** `<scheme>://<upstream>` for proxy_pass / grpc_pass: no URI part, so the request URI passes unchanged. */
-  upstreamUrl(scheme: 'http' | 'https' | 'grpc' | 'grpcs', upstream: string): Argument {
+  /**
+   * `<scheme>://<upstream>` for proxy_pass / grpc_pass: no URI part, so the request URI passes unchanged.
+   * `$scheme` (backend-protocol AUTO_HTTP): the client's; nginx finds the upstream block by name at run time.
+   */
+  upstreamUrl(scheme: 'http' | 'https' | 'grpc' | 'grpcs' | '$scheme', upstream: string): Argument {
     return UPSTREAM_NAME.test(upstream) ? bare(`${scheme}://${upstream}`) : refuse('upstream name', upstream);
   },
 

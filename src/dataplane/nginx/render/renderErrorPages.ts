@@ -63,19 +63,20 @@ const ERROR_LOCATION_HEADERS: ReadonlyArray<[string, string]> = [
 /**
  * In a proxied location, before its proxy directives (a rewrite-target's `break`
  * would skip a later `set`): the no-endpoints fallback, then the error pages.
- * `module` is the location's upstream module (`grpc_intercept_errors` for gRPC).
+ * `module` is the location's upstream module (`grpc_intercept_errors` for gRPC). A FastCGI
+ * location has no no-endpoints fallback: the default backend speaks HTTP, not FastCGI.
  */
 export function renderLocationErrorPages(
   body: ConfigBuilder,
   location: Location,
   backend: Backend | undefined,
-  module: 'proxy' | 'grpc',
+  module: 'proxy' | 'grpc' | 'fastcgi',
   scope: RenderScope,
 ): void {
   const errorPages = location.annotations.errorPages;
   if (errorPages === undefined || location.backend === undefined) return;
   const own = errorPages.defaultBackend;
-  if (own !== undefined && !hasEndpoints(backend) && hasEndpoints(scope.backends.get(own))) {
+  if (module !== 'fastcgi' && own !== undefined && !hasEndpoints(backend) && hasEndpoints(scope.backends.get(own))) {
     // $service_name and the other log variables keep naming the location's own Service, as in ingress-nginx;
     // the location sends X-Request-ID already.
     body.directive('set', raw.variable('$proxy_upstream_name'), text(own));

@@ -22,6 +22,7 @@ import {
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
+import { renderFastCgi } from './renderFastCgi.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
@@ -102,11 +103,15 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (snippet !== undefined) body.verbatim(snippet);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
   renderCustomHeaders(body, location.annotations);
+  // http2-push-preload: nginx reads the answer's Link headers only where asked.
+  if (location.annotations.http2PushPreload) body.directive('http2_push_preload', raw.keyword('on'));
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
     renderProxy(body, location, backend, scope);
-    renderClientCertificateHeaders(body, server, upstreamProtocol(location.annotations.backendProtocol).module);
+    const { module } = upstreamProtocol(location.annotations.backendProtocol);
+    // FastCGI has no request headers of nginx's making (the client's reach it as HTTP_* parameters).
+    if (module !== 'fastcgi') renderClientCertificateHeaders(body, server, module);
   }
 }
 
@@ -136,11 +141,11 @@ function renderHttpsRedirect(body: ConfigBuilder, scope: RenderScope): void {
   });
 }
 
-interface UpstreamProtocol {
-  /** The nginx module: its directives are `<module>_pass`, `<module>_set_header`... */
-  readonly module: 'proxy' | 'grpc';
-  readonly scheme: 'http' | 'https' | 'grpc' | 'grpcs';
-}
+/** The nginx module: its directives are `<module>_pass`, `<module>_connect_timeout`...; fastcgi_pass takes no scheme. */
+type UpstreamProtocol =
+  | { readonly module: 'proxy'; readonly scheme: 'http' | 'https' | '$scheme' }
+  | { readonly module: 'grpc'; readonly scheme: 'grpc' | 'grpcs' }
+  | { readonly module: 'fastcgi'; readonly scheme: undefined };
 
 function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
   switch (protocol) {
@@ -152,6 +157,10 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
       return { module: 'grpc', scheme: 'grpc' };
     case 'GRPCS':
       return { module: 'grpc', scheme: 'grpcs' };
+    case 'FCGI':
+      return { module: 'fastcgi', scheme: undefined };
+    case 'AUTO_HTTP':
+      return { module: 'proxy', scheme: '$scheme' };
     default:
       throw new Error(`unknown backend protocol: ${describeValue(protocol)}`);
   }
@@ -198,8 +207,11 @@ function renderProxy(
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
   renderLocationErrorPages(body, location, backend, module, scope);
-  // First: its `return 503` (an unusable proxy-ssl-secret) must come before a `rewrite ... break`.
-  renderBackendTls(body, annotations.backendTls, module, scheme, scope.context);
+  // AUTO_HTTP's TLS to the backend is nginx's default (no proxy-ssl-* settings), as for an HTTP location.
+  const tlsScheme = scheme === '$scheme' ? 'http' : scheme;
+  // First: its `return 503` (an unusable proxy-ssl-secret or FastCGI ConfigMap) must come before a `rewrite ... break`.
+  if (module === 'fastcgi') renderFastCgi(body, annotations.fastCgi);
+  else renderBackendTls(body, annotations.backendTls, module, tlsScheme ?? 'http', scope.context);
   // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
@@ -219,13 +231,20 @@ function renderProxy(
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
   body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
   body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
+  if (module === 'fastcgi') {
+    body.directive('fastcgi_pass', raw.upstreamName(BALANCER_UPSTREAM));
+    return;
+  }
   const ownHeaders = withUpstreamHeaders(upstreamRequestHeaders(module, settings), annotations);
   for (const [name, value] of [...ownHeaders, ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
   if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
-  body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, scheme) ?? BALANCER_UPSTREAM));
+  body.directive(
+    `${module}_pass`,
+    raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, tlsScheme ?? 'http') ?? BALANCER_UPSTREAM),
+  );
   renderResponseRewrites(body, annotations.responseRewrites, module);
 }
 
@@ -247,7 +266,7 @@ function rewriteRegex(location: Location): string {
   }
 }
 
-function upstreamRequestHeaders(module: UpstreamProtocol['module'], settings: GlobalSettings): Array<[string, Argument]> {
+function upstreamRequestHeaders(module: 'proxy' | 'grpc', settings: GlobalSettings): Array<[string, Argument]> {
   const headers: Array<[string, Argument]> = [
     ['Host', raw.variable(HttpVariable.bestHttpHost)],
     ['X-Request-ID', raw.variable(HttpVariable.requestId)],
