@@ -3,6 +3,8 @@
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
 import type { ObjectReference } from './objectReference.js';
+import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
+import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
 /** How a location matches request paths. */
@@ -62,6 +64,10 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `proxy-buffer-size` and its group (proxyTuningAnnotations.ts); unset: the ConfigMap's, from the http block. */
+  proxyTuning?: ProxyTuning;
+  /** `proxy-next-upstream*` (nextUpstreamAnnotations.ts); unset: the ConfigMap's. */
+  nextUpstream?: NextUpstream;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

@@ -13,7 +13,9 @@ import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
+import { nextUpstreamAnnotations } from './nextUpstreamAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
+import { proxyTuningAnnotations } from './proxyTuningAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
@@ -38,6 +40,8 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  proxyTuning: proxyTuningAnnotations,
+  nextUpstream: nextUpstreamAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

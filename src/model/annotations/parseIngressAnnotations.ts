@@ -72,7 +72,7 @@ export function parseIngressAnnotations(
     get: <T>(definition: AnnotationDefinition<T>) => accepted.get(definition)?.value as T | undefined,
   };
   for (const group of ANNOTATION_GROUPS) {
-    for (const { annotation, verdict, reason } of group.issues?.(values) ?? []) {
+    for (const { annotation, verdict, reason } of group.issues?.(values, options.settings) ?? []) {
       const message = `annotation ${accepted.get(annotation)?.key ?? `${keyPrefix}${annotation.name}`}: ${reason}`;
       (verdict === 'refused' ? errors : warnings).push(message);
     }
@@ -98,6 +98,8 @@ export function parseIngressAnnotations(
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
+        ...optional('proxyTuning', location.proxyTuning.resolve(values, settings)),
+        ...optional('nextUpstream', location.nextUpstream.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
