@@ -214,7 +214,7 @@ function renderProxy(
   for (const [name, value] of [...upstreamRequestHeaders(module, settings), ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
-  if (module === 'proxy') body.directive('proxy_http_version', raw.keyword(proxyHttpVersion(annotations, settings)));
+  if (module === 'proxy') body.directive('proxy_http_version', proxyHttpVersion(annotations, settings));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
   body.directive(`${module}_pass`, raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, scheme) ?? BALANCER_UPSTREAM));
 }

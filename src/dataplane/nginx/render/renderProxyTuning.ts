@@ -4,10 +4,10 @@
 // when its Ingress sets one of the annotations. The retry directives are per
 // location, as they always were (the balancer relies on their bound).
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
-import { nextUpstreamSettings } from '../../../model/annotations/nextUpstreamAnnotations.js';
+import { NEXT_UPSTREAM_CONDITIONS, nextUpstreamSettings } from '../../../model/annotations/nextUpstreamAnnotations.js';
 import { proxyTuningSettings, type ProxyTuning } from '../../../model/annotations/proxyTuningAnnotations.js';
 import type { LocationAnnotations } from '../../../model/types.js';
-import { raw } from './arguments.js';
+import { describeValue, raw, type Argument, type Keyword } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 
 /** The http block's defaults: the ConfigMap's buffers (proxy_http_version stays per location). */
@@ -28,15 +28,25 @@ export function renderLocationProxyTuning(
 ): void {
   if (annotations.proxyTuning !== undefined) renderBuffers(body, annotations.proxyTuning, module);
   const retries = annotations.nextUpstream ?? nextUpstreamSettings(settings);
-  body.directive(`${module}_next_upstream`, ...retries.conditions.map((condition) => raw.keyword(condition)));
+  body.directive(`${module}_next_upstream`, ...retries.conditions.map((condition) => oneOf(condition, NEXT_UPSTREAM_CONDITIONS)));
   // 0 is nginx's own default (no time limit): nothing to write.
   if (retries.timeout > 0) body.directive(`${module}_next_upstream_timeout`, raw.seconds(retries.timeout));
   body.directive(`${module}_next_upstream_tries`, raw.integer(retries.tries));
 }
 
 /** proxy_http_version: the location's proxy-http-version, else the ConfigMap's. */
-export function proxyHttpVersion(annotations: LocationAnnotations, settings: GlobalSettings): '1.0' | '1.1' {
-  return annotations.proxyTuning?.httpVersion ?? settings.proxyHttpVersion;
+export function proxyHttpVersion(annotations: LocationAnnotations, settings: GlobalSettings): Argument {
+  return oneOf(annotations.proxyTuning?.httpVersion ?? settings.proxyHttpVersion, HTTP_VERSIONS);
+}
+
+const HTTP_VERSIONS = ['1.0', '1.1'] as const;
+const ON_OFF = ['on', 'off'] as const;
+
+/** The field's own closed set: Portico's keywords include words (`=`, `break`) no such directive takes. */
+function oneOf(value: string, options: readonly Keyword[]): Argument {
+  const option = options.find((candidate) => candidate === value);
+  if (option === undefined) throw new Error(`invalid keyword for nginx: ${describeValue(value)} is not one of ${options.join(', ')}`);
+  return raw.keyword(option);
 }
 
 function renderBuffers(block: ConfigBuilder, tuning: ProxyTuning, module: 'proxy' | 'grpc'): void {
@@ -47,5 +57,5 @@ function renderBuffers(block: ConfigBuilder, tuning: ProxyTuning, module: 'proxy
   block.directive('proxy_buffers', raw.integer(tuning.buffersNumber), raw.size(tuning.bufferSize));
   if (tuning.busyBuffersSize !== undefined) block.directive('proxy_busy_buffers_size', raw.size(tuning.busyBuffersSize));
   block.directive('proxy_max_temp_file_size', raw.size(tuning.maxTempFileSize));
-  block.directive('proxy_request_buffering', raw.keyword(tuning.requestBuffering));
+  block.directive('proxy_request_buffering', oneOf(tuning.requestBuffering, ON_OFF));
 }
