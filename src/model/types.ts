@@ -281,6 +281,8 @@ export interface Balancing {
   algorithm: LoadBalanceAlgorithm;
   hashBy: ConsistentHash | undefined;
   affinity: SessionAffinity | undefined;
+  /** `service-upstream`: the Service's ClusterIP is the one endpoint (backendTable.ts); not live state. */
+  serviceUpstream?: true;
 }
 
 /** `upstream-hash-by`: consistent hashing of a per-request key. */

@@ -19,6 +19,7 @@ import { proxyTuningAnnotations } from './proxyTuningAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
+import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
@@ -48,6 +49,7 @@ export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {
   algorithm: loadBalanceAnnotations,
   hashBy: upstreamHashByAnnotations,
   affinity: sessionAffinityAnnotations,
+  serviceUpstream: serviceUpstreamAnnotations,
 };
 
 /** Every implemented group, each filling a part of IngressAnnotations. */

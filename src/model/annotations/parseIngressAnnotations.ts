@@ -105,6 +105,7 @@ export function parseIngressAnnotations(
         algorithm: balancing.algorithm.resolve(values, settings),
         hashBy: balancing.hashBy.resolve(values, settings),
         affinity: balancing.affinity.resolve(values, settings),
+        ...optional('serviceUpstream', balancing.serviceUpstream.resolve(values, settings)),
       },
       canary: canaryAnnotations.resolve(values, settings),
     },

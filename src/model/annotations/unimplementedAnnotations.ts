@@ -50,8 +50,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'cors-max-age': 'Low',
       // session affinity
       'session-cookie-partitioned': 'Low',
-      // upstreams
-      'service-upstream': 'Low',
       // errors, headers and backends
       'custom-http-errors': 'Low',
       'custom-headers': 'Medium',

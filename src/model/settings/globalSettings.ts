@@ -56,6 +56,8 @@ export interface GlobalSettings {
   proxyNextUpstreamTimeout: number;
   proxyNextUpstreamTries: number;
   retryNonIdempotent: boolean;
+  /** service-upstream: backends proxy to their Service's ClusterIP (serviceUpstreamAnnotations.ts) */
+  serviceUpstream: boolean;
   /** client-header-timeout */
   clientHeaderTimeout: number;
   /** client-body-timeout */
@@ -191,6 +193,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   proxyNextUpstreamTimeout: 0,
   proxyNextUpstreamTries: 3,
   retryNonIdempotent: false,
+  serviceUpstream: false,
   clientHeaderTimeout: 60,
   clientBodyTimeout: 60,
   keepAlive: 75,

@@ -141,6 +141,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   proxyNextUpstreamTimeout: { key: 'proxy-next-upstream-timeout', parse: parseSeconds },
   proxyNextUpstreamTries: { key: 'proxy-next-upstream-tries', parse: parseNonNegativeInteger },
   retryNonIdempotent: { key: 'retry-non-idempotent', parse: parseBoolean },
+  serviceUpstream: { key: 'service-upstream', parse: parseBoolean },
   clientHeaderTimeout: { key: 'client-header-timeout', parse: parsePositiveSeconds },
   clientBodyTimeout: { key: 'client-body-timeout', parse: parsePositiveSeconds },
   // 0 turns client keep-alive off, as in nginx.

@@ -50,6 +50,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'proxy-next-upstream': 'Medium',
     'proxy-next-upstream-timeout': 'Low',
     'proxy-next-upstream-tries': 'Low',
+    'service-upstream': 'Low',
     'proxy-ssl-secret': 'Medium',
     'proxy-ssl-verify': 'Low',
     'proxy-ssl-verify-depth': 'Low',

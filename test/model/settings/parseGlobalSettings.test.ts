@@ -39,6 +39,7 @@ test('every field is read from its ingress-nginx key', () => {
     'proxy-next-upstream-timeout': '7',
     'proxy-next-upstream-tries': '0',
     'retry-non-idempotent': 'true',
+    'service-upstream': 'true',
     'client-header-timeout': '10',
     'client-body-timeout': '11',
     'keep-alive': '0',
@@ -114,6 +115,7 @@ test('every field is read from its ingress-nginx key', () => {
     proxyNextUpstreamTimeout: 7,
     proxyNextUpstreamTries: 0,
     retryNonIdempotent: true,
+    serviceUpstream: true,
     clientHeaderTimeout: 10,
     clientBodyTimeout: 11,
     keepAlive: 0,
@@ -391,7 +393,7 @@ test('load-balance refuses the ingress-nginx algorithms other annotations select
 });
 
 test('proxy buffers that nginx refuses together keep all four defaults, with one problem', () => {
-  const { settings, problems } = parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-buffer-size': '8k' }, { cpus: 2 });
+  const { settings, problems } = parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-buffer-size': '8k' });
   assert.deepEqual(
     [settings.proxyBufferSize, settings.proxyBuffersNumber, settings.proxyBusyBuffersSize, settings.proxyMaxTempFileSize],
     ['4k', 4, undefined, '1024m'],
@@ -399,7 +401,7 @@ test('proxy buffers that nginx refuses together keep all four defaults, with one
   assert.equal(problems.length, 1);
   assert.match(problems[0] ?? '', /proxy-buffers-number.*nginx would refuse them together.*keeping the defaults/);
   // With a busy size of one buffer, two buffers are fine.
-  assert.deepEqual(parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-busy-buffers-size': '4k' }, { cpus: 2 }).problems, []);
+  assert.deepEqual(parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-busy-buffers-size': '4k' }).problems, []);
 });
 
 test('proxy tuning keys refuse what nginx cannot take', () => {
@@ -417,7 +419,7 @@ test('proxy tuning keys refuse what nginx cannot take', () => {
     ['proxy-next-upstream-tries', '-1'],
     ['retry-non-idempotent', 'yes'],
   ] as const) {
-    const { settings, problems } = parseGlobalSettings({ [key]: value }, { cpus: 2 });
+    const { settings, problems } = parseGlobalSettings({ [key]: value });
     assert.equal(problems.length, 1, `${key}: ${value}`);
     assert.deepEqual(settings, DEFAULT_SETTINGS, `${key}: ${value} keeps the default`);
   }
