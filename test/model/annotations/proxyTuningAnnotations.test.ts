@@ -119,7 +119,7 @@ test('buffers nginx refuses together: a warning on each buffer annotation set, t
     );
   }
   // What nginx -t refuses (boundaryValues.test.ts): busy below one buffer, busy above all buffers but one, a temp file below one buffer.
-  for (const annotations of [
+  for (const annotations of <Record<string, string>[]>[
     { 'proxy-busy-buffers-size': '3k' },
     { 'proxy-busy-buffers-size': '13k' },
     { 'proxy-buffers-number': '3', 'proxy-busy-buffers-size': '9k' },
@@ -130,7 +130,7 @@ test('buffers nginx refuses together: a warning on each buffer annotation set, t
     assert.equal(result.warnings.length, Object.keys(annotations).length, JSON.stringify(annotations));
   }
   // And what it takes.
-  for (const annotations of [
+  for (const annotations of <Record<string, string>[]>[
     { 'proxy-buffers-number': '2', 'proxy-busy-buffers-size': '4k' },
     { 'proxy-buffers-number': '3', 'proxy-busy-buffers-size': '8k' },
     { 'proxy-max-temp-file-size': '4k' },
