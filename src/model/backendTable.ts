@@ -4,7 +4,9 @@
 // order the routes are found in (canaries are merged after every primary).
 import { isDeepStrictEqual } from 'node:util';
 import { backendName, buildBackend, type EndpointPolicy, type ServiceLookup, type ServiceReference } from './backends.js';
-import type { Backend, Balancing, Canary, IngressProblem, IngressRef } from './types.js';
+import { refuseSelfEndpoints } from './selfAddress.js';
+import { clusterIpEndpoint } from './serviceUpstream.js';
+import type { Backend, Balancing, Canary, Endpoint, IngressProblem, IngressRef } from './types.js';
 
 /** An Ingress routing to a backend, with the balancing it asks for. */
 export interface BalancingClaim {
@@ -70,10 +72,34 @@ export class BackendTable {
     return [...this.backends.values()]
       .map((backend) => ({
         ...backend,
+        endpoints: this.endpointsOf(backend, balancings.get(backend.name), problems),
         balancing: balancings.get(backend.name) ?? backend.balancing,
         canary: this.canaries.get(backend.name),
       }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** The Service's endpoints, or with service-upstream its ClusterIP (never Portico itself); its Ingresses are told when it has none. */
+  private endpointsOf(backend: Backend, balancing: Balancing | undefined, problems: IngressProblem[]): Endpoint[] {
+    if (balancing?.serviceUpstream !== true) return backend.endpoints;
+    const found = clusterIpEndpoint(backend.service, this.lookup);
+    const checked = 'endpoint' in found ? refuseSelfEndpoints([found.endpoint], this.policy.guard) : undefined;
+    if (checked !== undefined && checked.refused.length === 0) return checked.endpoints;
+    const message =
+      checked === undefined
+        ? `service-upstream: ${'unusable' in found ? found.unusable : ''}; proxying to the Service's endpoints instead`
+        : `service-upstream: the ClusterIP refused: ${checked.refused.join('; ')}`;
+    for (const ingress of this.claimingIngresses(backend.name))
+      problems.push({ ingress, severity: 'warning', reason: 'ServiceUpstream', message });
+    return checked === undefined ? backend.endpoints : [];
+  }
+
+  private claimingIngresses(name: string): IngressRef[] {
+    return [
+      ...new Map(
+        (this.claims.get(name) ?? []).map((claim) => [`${claim.ingress.namespace}/${claim.ingress.name}`, claim.ingress]),
+      ).values(),
+    ];
   }
 
   private reportRefused(problems: IngressProblem[], warnings: string[]): void {

@@ -9,6 +9,8 @@ import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js
 import type { FastCgi } from './annotations/fastCgiAnnotations.js';
 import type { HostServerSnippet } from './hostServerSnippet.js';
 import type { ObjectReference } from './objectReference.js';
+import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
+import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
 /** How a location matches request paths. */
@@ -83,6 +85,10 @@ export interface LocationAnnotations {
   serverSnippet?: string;
   /** `fastcgi-index` and `fastcgi-params-configmap`, for backend-protocol FCGI only (fastCgiAnnotations.ts). */
   fastCgi?: FastCgi;
+  /** `proxy-buffer-size` and its group (proxyTuningAnnotations.ts); unset: the ConfigMap's, from the http block. */
+  proxyTuning?: ProxyTuning;
+  /** `proxy-next-upstream*` (nextUpstreamAnnotations.ts); unset: the ConfigMap's. */
+  nextUpstream?: NextUpstream;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -296,6 +302,8 @@ export interface Balancing {
   algorithm: LoadBalanceAlgorithm;
   hashBy: ConsistentHash | undefined;
   affinity: SessionAffinity | undefined;
+  /** `service-upstream`: the Service's ClusterIP is the one endpoint (backendTable.ts); not live state. */
+  serviceUpstream?: true;
 }
 
 /** `upstream-hash-by`: consistent hashing of a per-request key. */

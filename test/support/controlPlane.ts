@@ -13,6 +13,9 @@ import { writeKubeconfig } from './testKubeconfig.js';
 import { waitUntilHealthy } from './waitUntilHealthy.js';
 
 /** A real kube-apiserver and etcd on loopback, private to whoever started it. */
+/** The apiserver's Service ClusterIP range: a test that needs a ClusterIP picks one of 10.0.0.1-254 (spec.clusterIP). */
+export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
+
 export interface ControlPlane {
   /** https://127.0.0.1:<port> */
   readonly server: string;
@@ -123,7 +126,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       '--advertise-address=127.0.0.1',
       // Endpoints validation rejects the loopback address the reconciler would write.
       '--endpoint-reconciler-type=none',
-      '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
       `--tls-cert-file=${certificates.servingCert}`,
       `--tls-private-key-file=${certificates.servingKey}`,
       `--client-ca-file=${certificates.caCert}`,

@@ -26,6 +26,11 @@ export interface TestNetwork {
   readonly address: string;
   /** Adds another 198.18.<k>.x address inside the namespace and returns it. */
   addAddress(): Promise<string>;
+  /**
+   * Adds `address` (a Service ClusterIP) inside the namespace, with a host route to it over
+   * the link, so nginx reaches it as kube-proxy would let it; the route goes with the link.
+   */
+  addRoutedAddress(address: string): Promise<void>;
   startEcho(options: EchoBackendOptions): Promise<EchoBackend>;
   /** Stops the backends and removes the namespace and its link. Idempotent. */
   destroy(): Promise<void>;
@@ -145,6 +150,10 @@ export async function createTestNetwork(): Promise<TestNetwork> {
       const added = `${subnetPrefix}${subnet}.${nextHost++}`;
       await ip('-n', name, 'addr', 'add', `${added}/24`, 'dev', namespaceSideLink);
       return added;
+    },
+    async addRoutedAddress(routed) {
+      await ip('-n', name, 'addr', 'add', `${routed}/32`, 'dev', namespaceSideLink);
+      await ip('route', 'add', `${routed}/32`, 'dev', link);
     },
     async startEcho(options) {
       if (destroyed !== undefined) throw new Error(`test network ${name} is destroyed`);

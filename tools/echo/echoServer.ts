@@ -36,6 +36,8 @@ export interface EchoResponse {
   readonly instance: string;
   readonly host: string;
   readonly method: string;
+  /** The request's HTTP version as received (`1.0`, `1.1`): what the proxy spoke. */
+  readonly httpVersion: string;
   /** The request target up to `?`, exactly as received (no normalisation or decoding). */
   readonly path: string;
   /** The request target after the first `?`, exactly as received; '' without one. */
@@ -154,6 +156,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     instance: options.instance,
     host: request.headers.host ?? '',
     method: request.method ?? '',
+    httpVersion: request.httpVersion,
     path,
     query: queryStart === -1 ? '' : target.slice(queryStart + 1),
     headers: request.headers,

@@ -36,7 +36,7 @@ export interface AnnotationIssue {
 export interface AnnotationGroup<T> {
   annotations: readonly AnnotationDefinition<unknown>[];
   /** Checked once every value of the Ingress passed its own validator. */
-  issues?(values: AnnotationValues): AnnotationIssue[];
+  issues?(values: AnnotationValues, settings: GlobalSettings): AnnotationIssue[];
   resolve(values: AnnotationValues, settings: GlobalSettings): T;
 }
 

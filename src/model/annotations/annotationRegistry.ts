@@ -17,11 +17,14 @@ import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
+import { nextUpstreamAnnotations } from './nextUpstreamAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
+import { proxyTuningAnnotations } from './proxyTuningAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { responseRewriteAnnotations } from './responseRewriteAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
+import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
@@ -51,12 +54,15 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   fastCgi: fastCgiAnnotations,
   serverSnippet: serverSnippetAnnotations,
   http2PushPreload: http2PushPreloadAnnotations,
+  proxyTuning: proxyTuningAnnotations,
+  nextUpstream: nextUpstreamAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {
   algorithm: loadBalanceAnnotations,
   hashBy: upstreamHashByAnnotations,
   affinity: sessionAffinityAnnotations,
+  serviceUpstream: serviceUpstreamAnnotations,
 };
 
 /** Every implemented group, each filling a part of IngressAnnotations. */

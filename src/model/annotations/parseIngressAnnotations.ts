@@ -72,7 +72,7 @@ export function parseIngressAnnotations(
     get: <T>(definition: AnnotationDefinition<T>) => accepted.get(definition)?.value as T | undefined,
   };
   for (const group of ANNOTATION_GROUPS) {
-    for (const { annotation, verdict, reason } of group.issues?.(values) ?? []) {
+    for (const { annotation, verdict, reason } of group.issues?.(values, options.settings) ?? []) {
       const message = `annotation ${accepted.get(annotation)?.key ?? `${keyPrefix}${annotation.name}`}: ${reason}`;
       (verdict === 'refused' ? errors : warnings).push(message);
     }
@@ -105,11 +105,14 @@ export function parseIngressAnnotations(
         ...optional('fastCgi', location.fastCgi.resolve(values, settings)),
         ...optional('serverSnippet', location.serverSnippet.resolve(values, settings)),
         ...optional('http2PushPreload', location.http2PushPreload.resolve(values, settings)),
+        ...optional('proxyTuning', location.proxyTuning.resolve(values, settings)),
+        ...optional('nextUpstream', location.nextUpstream.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),
         hashBy: balancing.hashBy.resolve(values, settings),
         affinity: balancing.affinity.resolve(values, settings),
+        ...optional('serviceUpstream', balancing.serviceUpstream.resolve(values, settings)),
       },
       canary: canaryAnnotations.resolve(values, settings),
     },

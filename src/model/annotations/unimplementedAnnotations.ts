@@ -29,16 +29,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'relative-redirects': 'Low',
       'use-port-in-redirects': 'Low',
       // proxy tuning
-      'proxy-buffer-size': 'Low',
-      'proxy-buffers-number': 'Low',
-      'proxy-busy-buffers-size': 'Low',
-      'proxy-request-buffering': 'Low',
-      'proxy-max-temp-file-size': 'Low',
-      'proxy-http-version': 'Low',
-      'proxy-next-upstream': 'Medium',
-      'proxy-next-upstream-timeout': 'Low',
-      'proxy-next-upstream-tries': 'Low',
-      'client-body-buffer-size': 'Low',
       // frontend TLS
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',
@@ -53,8 +43,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'cors-max-age': 'Low',
       // session affinity
       'session-cookie-partitioned': 'Low',
-      // upstreams
-      'service-upstream': 'Low',
       // errors, headers and backends
       // hosts and mirroring
       'server-alias': 'High',

@@ -1,6 +1,7 @@
 // The global ConfigMap (`--configmap`) as typed settings, with ingress-nginx's
 // key names (in comments) and defaults (config.go NewDefault()).
 
+import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
 import type { AuthCacheDuration, AuthUrl, LoadBalanceAlgorithm } from '../types.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
@@ -41,6 +42,22 @@ export interface GlobalSettings {
   proxySendTimeout: number;
   /** proxy-buffering: `off` (ingress-nginx's default) streams responses to the client as they arrive */
   proxyBuffering: 'on' | 'off';
+  /** proxy-buffer-size, proxy-buffers-number, proxy-busy-buffers-size (undefined: nginx's), proxy-max-temp-file-size (proxyTuningAnnotations.ts) */
+  proxyBufferSize: string;
+  proxyBuffersNumber: number;
+  proxyBusyBuffersSize: string | undefined;
+  proxyMaxTempFileSize: string;
+  /** proxy-request-buffering, proxy-http-version, client-body-buffer-size */
+  proxyRequestBuffering: 'on' | 'off';
+  proxyHttpVersion: '1.0' | '1.1';
+  clientBodyBufferSize: string;
+  /** proxy-next-upstream, proxy-next-upstream-timeout (seconds, 0: none), proxy-next-upstream-tries, retry-non-idempotent (nextUpstreamAnnotations.ts) */
+  proxyNextUpstream: NextUpstreamCondition[];
+  proxyNextUpstreamTimeout: number;
+  proxyNextUpstreamTries: number;
+  retryNonIdempotent: boolean;
+  /** service-upstream: backends proxy to their Service's ClusterIP (serviceUpstreamAnnotations.ts) */
+  serviceUpstream: boolean;
   /** client-header-timeout */
   clientHeaderTimeout: number;
   /** client-body-timeout */
@@ -169,6 +186,18 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   proxyReadTimeout: 60,
   proxySendTimeout: 60,
   proxyBuffering: 'off',
+  proxyBufferSize: '4k',
+  proxyBuffersNumber: 4,
+  proxyBusyBuffersSize: undefined,
+  proxyMaxTempFileSize: '1024m',
+  proxyRequestBuffering: 'on',
+  proxyHttpVersion: '1.1',
+  clientBodyBufferSize: '8k',
+  proxyNextUpstream: ['error', 'timeout'],
+  proxyNextUpstreamTimeout: 0,
+  proxyNextUpstreamTries: 3,
+  retryNonIdempotent: false,
+  serviceUpstream: false,
   clientHeaderTimeout: 60,
   clientBodyTimeout: 60,
   keepAlive: 75,

@@ -1,7 +1,7 @@
 // Every global ConfigMap key ingress-nginx v1.15.1 documents
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
 // type and default as that table gives them, plus the one key its config.go reads
-// that the table leaves out (global-auth-always-set-cookie).
+// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version).
 // Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
@@ -258,4 +258,12 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'strict-validate-path-type', type: 'bool', default: 'true' },
   { key: 'grpc-buffer-size-kb', type: 'int', default: '0' },
   { key: 'relative-redirects', type: 'bool', default: 'false ||' },
+  // Not in configmap.md either, but read by config.go (defaults.Backend) as the proxy annotations' defaults.
+  {
+    key: 'proxy-max-temp-file-size',
+    type: 'string',
+    default: '1024m',
+    note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)',
+  },
+  { key: 'proxy-http-version', type: 'string', default: '1.1', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
 ];

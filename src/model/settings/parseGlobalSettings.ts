@@ -15,6 +15,16 @@ import {
 import { parseErrorCodes } from '../annotations/errorPageAnnotations.js';
 import { parseResponseHeaderName } from '../annotations/customHeadersAnnotations.js';
 import { parseAuthUrl, parseSigninUrl } from '../annotations/externalAuthUrl.js';
+import { parseNextUpstreamConditions } from '../annotations/nextUpstreamAnnotations.js';
+import {
+  parseBufferSize,
+  parseBuffersNumber,
+  parseBusyBuffersSize,
+  parseHttpVersion,
+  parseOnOff,
+  parseTempFileSize,
+  proxyBufferProblem,
+} from '../annotations/proxyTuningAnnotations.js';
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
@@ -122,6 +132,18 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   proxyReadTimeout: { key: 'proxy-read-timeout', parse: parsePositiveSeconds },
   proxySendTimeout: { key: 'proxy-send-timeout', parse: parsePositiveSeconds },
   proxyBuffering: { key: 'proxy-buffering', parse: optionParser(['on', 'off']) },
+  proxyBufferSize: { key: 'proxy-buffer-size', parse: parseBufferSize },
+  proxyBuffersNumber: { key: 'proxy-buffers-number', parse: parseBuffersNumber },
+  proxyBusyBuffersSize: { key: 'proxy-busy-buffers-size', parse: parseBusyBuffersSize },
+  proxyMaxTempFileSize: { key: 'proxy-max-temp-file-size', parse: parseTempFileSize },
+  proxyRequestBuffering: { key: 'proxy-request-buffering', parse: parseOnOff },
+  proxyHttpVersion: { key: 'proxy-http-version', parse: parseHttpVersion },
+  clientBodyBufferSize: { key: 'client-body-buffer-size', parse: parseBufferSize },
+  proxyNextUpstream: { key: 'proxy-next-upstream', parse: parseNextUpstreamConditions },
+  proxyNextUpstreamTimeout: { key: 'proxy-next-upstream-timeout', parse: parseSeconds },
+  proxyNextUpstreamTries: { key: 'proxy-next-upstream-tries', parse: parseNonNegativeInteger },
+  retryNonIdempotent: { key: 'retry-non-idempotent', parse: parseBoolean },
+  serviceUpstream: { key: 'service-upstream', parse: parseBoolean },
   clientHeaderTimeout: { key: 'client-header-timeout', parse: parsePositiveSeconds },
   clientBodyTimeout: { key: 'client-body-timeout', parse: parsePositiveSeconds },
   // 0 turns client keep-alive off, as in nginx.
@@ -195,6 +217,7 @@ export function parseGlobalSettings(data: Record<string, string> | undefined, en
     const problem = applySetting(settings, field, value, environment);
     if (problem !== undefined) problems.push(`ConfigMap key ${key}: ${problem}; keeping the default`);
   }
+  problems.push(...keepAcceptedProxyBuffers(settings));
   return { settings, problems, unknownKeys };
 }
 
@@ -211,4 +234,22 @@ function applySetting<K extends keyof GlobalSettings>(
   if (!parsed.ok) return `invalid value ${quoteValue(text)}; expected ${parsed.expected}`;
   settings[field] = parsed.value;
   return undefined;
+}
+
+/** Buffer sizes valid one by one that nginx refuses together go back to the defaults, all four (proxyTuningAnnotations.ts). */
+function keepAcceptedProxyBuffers(settings: GlobalSettings): string[] {
+  const problem = proxyBufferProblem({
+    bufferSize: settings.proxyBufferSize,
+    buffersNumber: settings.proxyBuffersNumber,
+    busyBuffersSize: settings.proxyBusyBuffersSize,
+    maxTempFileSize: settings.proxyMaxTempFileSize,
+  });
+  if (problem === undefined) return [];
+  settings.proxyBufferSize = DEFAULT_SETTINGS.proxyBufferSize;
+  settings.proxyBuffersNumber = DEFAULT_SETTINGS.proxyBuffersNumber;
+  settings.proxyBusyBuffersSize = DEFAULT_SETTINGS.proxyBusyBuffersSize;
+  settings.proxyMaxTempFileSize = DEFAULT_SETTINGS.proxyMaxTempFileSize;
+  return [
+    `ConfigMap keys proxy-buffer-size, proxy-buffers-number, proxy-busy-buffers-size, proxy-max-temp-file-size: nginx would refuse them together (${problem}); keeping the defaults`,
+  ];
 }

@@ -28,6 +28,18 @@ test('every field is read from its ingress-nginx key', () => {
     'proxy-read-timeout': '120',
     'proxy-send-timeout': '121',
     'proxy-buffering': 'on',
+    'proxy-buffer-size': '16k',
+    'proxy-buffers-number': '8',
+    'proxy-busy-buffers-size': '32k',
+    'proxy-max-temp-file-size': '0',
+    'proxy-request-buffering': 'off',
+    'proxy-http-version': '1.0',
+    'client-body-buffer-size': '1m',
+    'proxy-next-upstream': 'error timeout http_502',
+    'proxy-next-upstream-timeout': '7',
+    'proxy-next-upstream-tries': '0',
+    'retry-non-idempotent': 'true',
+    'service-upstream': 'true',
     'client-header-timeout': '10',
     'client-body-timeout': '11',
     'keep-alive': '0',
@@ -94,6 +106,18 @@ test('every field is read from its ingress-nginx key', () => {
     proxyReadTimeout: 120,
     proxySendTimeout: 121,
     proxyBuffering: 'on',
+    proxyBufferSize: '16k',
+    proxyBuffersNumber: 8,
+    proxyBusyBuffersSize: '32k',
+    proxyMaxTempFileSize: '0',
+    proxyRequestBuffering: 'off',
+    proxyHttpVersion: '1.0',
+    clientBodyBufferSize: '1m',
+    proxyNextUpstream: ['error', 'timeout', 'http_502'],
+    proxyNextUpstreamTimeout: 7,
+    proxyNextUpstreamTries: 0,
+    retryNonIdempotent: true,
+    serviceUpstream: true,
     clientHeaderTimeout: 10,
     clientBodyTimeout: 11,
     keepAlive: 0,
@@ -159,6 +183,11 @@ test('the defaults written out as ConfigMap values are valid values', () => {
     'worker-shutdown-timeout': DEFAULT_SETTINGS.workerShutdownTimeout,
     'proxy-body-size': DEFAULT_SETTINGS.proxyBodySize,
     'load-balance': DEFAULT_SETTINGS.loadBalance,
+    'proxy-buffer-size': DEFAULT_SETTINGS.proxyBufferSize,
+    'proxy-busy-buffers-size': '',
+    'proxy-max-temp-file-size': DEFAULT_SETTINGS.proxyMaxTempFileSize,
+    'proxy-next-upstream': DEFAULT_SETTINGS.proxyNextUpstream.join(' '),
+    'client-body-buffer-size': DEFAULT_SETTINGS.clientBodyBufferSize,
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(settings, DEFAULT_SETTINGS);
@@ -365,5 +394,38 @@ test('load-balance refuses the ingress-nginx algorithms other annotations select
     assert.equal(settings.loadBalance, 'round_robin');
     assert.equal(problems.length, 1);
     assert.ok(problems[0]?.includes('one of round_robin, ewma (chash and chashsubset come from the upstream-hash-by'), problems[0]);
+  }
+});
+
+test('proxy buffers that nginx refuses together keep all four defaults, with one problem', () => {
+  const { settings, problems } = parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-buffer-size': '8k' });
+  assert.deepEqual(
+    [settings.proxyBufferSize, settings.proxyBuffersNumber, settings.proxyBusyBuffersSize, settings.proxyMaxTempFileSize],
+    ['4k', 4, undefined, '1024m'],
+  );
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] ?? '', /proxy-buffers-number.*nginx would refuse them together.*keeping the defaults/);
+  // With a busy size of one buffer, two buffers are fine.
+  assert.deepEqual(parseGlobalSettings({ 'proxy-buffers-number': '2', 'proxy-busy-buffers-size': '4k' }).problems, []);
+});
+
+test('proxy tuning keys refuse what nginx cannot take', () => {
+  for (const [key, value] of [
+    ['proxy-buffer-size', '1g'],
+    ['proxy-buffer-size', '0'],
+    ['proxy-buffer-size', '65m'],
+    ['proxy-buffers-number', '1'],
+    ['proxy-buffers-number', '1025'],
+    ['client-body-buffer-size', '4k;'],
+    ['proxy-http-version', '2'],
+    ['proxy-request-buffering', 'yes'],
+    ['proxy-next-upstream', 'error; timeout'],
+    ['proxy-next-upstream', 'http_501'],
+    ['proxy-next-upstream-tries', '-1'],
+    ['retry-non-idempotent', 'yes'],
+  ] as const) {
+    const { settings, problems } = parseGlobalSettings({ [key]: value });
+    assert.equal(problems.length, 1, `${key}: ${value}`);
+    assert.deepEqual(settings, DEFAULT_SETTINGS, `${key}: ${value} keeps the default`);
   }
 });

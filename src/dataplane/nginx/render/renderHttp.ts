@@ -5,6 +5,7 @@ import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { DOLLAR_VARIABLE, describeValue, filePath, literal, raw, template, text, type Argument, type Keyword } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
+import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { serverNamesHashSizes } from './serverNames.js';
 import { HttpVariable } from './variables.js';
 
@@ -38,6 +39,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('proxy_read_timeout', raw.seconds(settings.proxyReadTimeout));
   http.directive('proxy_send_timeout', raw.seconds(settings.proxySendTimeout));
   http.directive('proxy_buffering', raw.keyword(settings.proxyBuffering));
+  renderProxyTuningDefaults(http, settings);
 
   http.directive('ssl_protocols', ...settings.sslProtocols.map((protocol) => raw.keyword(tlsProtocol(protocol))));
   http.directive('ssl_ciphers', literal(settings.sslCiphers));

@@ -24,6 +24,7 @@ import {
 } from './renderLua.js';
 import { renderFastCgi } from './renderFastCgi.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
+import { proxyHttpVersion, renderLocationProxyTuning } from './renderProxyTuning.js';
 import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
@@ -166,10 +167,6 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
   }
 }
 
-/** ingress-nginx's ConfigMap defaults proxy-next-upstream and proxy-next-upstream-tries. */
-const NEXT_UPSTREAM = ['error', 'timeout'] as const;
-const NEXT_UPSTREAM_TRIES = 3;
-
 /**
  * In the catch-all server: the routes of hosts that the running nginx.conf
  * does not have yet (dataplane/live/pendingRoutes.ts). Its Lua matches host
@@ -229,8 +226,7 @@ function renderProxy(
   // grpc streams always: nginx has no grpc_buffering.
   if (module === 'proxy') body.directive('proxy_buffering', raw.keyword(annotations.proxy.buffering));
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
-  body.directive(`${module}_next_upstream`, ...NEXT_UPSTREAM.map((condition) => raw.keyword(condition)));
-  body.directive(`${module}_next_upstream_tries`, raw.integer(NEXT_UPSTREAM_TRIES));
+  renderLocationProxyTuning(body, annotations, settings, module);
   if (module === 'fastcgi') {
     body.directive('fastcgi_pass', raw.upstreamName(BALANCER_UPSTREAM));
     return;
@@ -239,7 +235,7 @@ function renderProxy(
   for (const [name, value] of [...ownHeaders, ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }
-  if (module === 'proxy') body.directive('proxy_http_version', raw.keyword('1.1'));
+  if (module === 'proxy') body.directive('proxy_http_version', proxyHttpVersion(annotations, settings));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
   body.directive(
     `${module}_pass`,

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseIngressAnnotations } from '../../../../src/model/annotations/parseIngressAnnotations.js';
+import { proxyTuningSettings } from '../../../../src/model/annotations/proxyTuningAnnotations.js';
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { NGINX_VARIABLES, NGINX_VARIABLE_PREFIXES, PORTICO_VARIABLES } from '../../../../src/model/settings/logFormatVariables.js';
 import { MAX_WORKERS_PER_CPU, parseGlobalSettings } from '../../../../src/model/settings/parseGlobalSettings.js';
@@ -45,8 +46,24 @@ const BOUNDS: Record<'smallest' | 'largest', { configMap: Record<string, string>
       'limit-conn-status-code': '400',
       'limit-rate': '1',
       'limit-rate-after': '1',
+      // One-byte buffers: two of them, busy one buffer (nginx's bounds: at least one, at most all but one).
+      'proxy-buffer-size': '1',
+      'proxy-buffers-number': '2',
+      'proxy-busy-buffers-size': '1',
+      'proxy-max-temp-file-size': '0',
+      'client-body-buffer-size': '1',
+      'proxy-next-upstream-timeout': '0',
+      'proxy-next-upstream-tries': '0',
     },
     annotations: {
+      'proxy-buffer-size': '1',
+      'proxy-buffers-number': '2',
+      'proxy-busy-buffers-size': '1',
+      'proxy-max-temp-file-size': '1',
+      'client-body-buffer-size': '1',
+      'proxy-next-upstream': 'off',
+      'proxy-next-upstream-timeout': '0',
+      'proxy-next-upstream-tries': '0',
       'proxy-body-size': '0',
       'proxy-connect-timeout': '1',
       'proxy-read-timeout': '1',
@@ -84,8 +101,24 @@ const BOUNDS: Record<'smallest' | 'largest', { configMap: Record<string, string>
       'limit-conn-zone-variable': `${EVERY_VARIABLE.replaceAll(' ', ':')}`,
       'limit-rate': '2147483647',
       'limit-rate-after': '2147483647',
+      'proxy-buffer-size': '64m',
+      'proxy-buffers-number': '1024',
+      'proxy-busy-buffers-size': '64m',
+      'proxy-max-temp-file-size': '8796093022207m',
+      'client-body-buffer-size': '64m',
+      'proxy-next-upstream': 'error timeout invalid_header http_500 http_502 http_503 http_504 http_403 http_404 http_429 non_idempotent',
+      'proxy-next-upstream-timeout': '2147483',
+      'proxy-next-upstream-tries': '2147483647',
     },
     annotations: {
+      'proxy-buffer-size': '65536k',
+      'proxy-buffers-number': '1024',
+      'proxy-busy-buffers-size': '64M',
+      'proxy-max-temp-file-size': '8796093022207m',
+      'client-body-buffer-size': '64M',
+      'proxy-next-upstream': 'error timeout invalid_header http_500 http_502 http_503 http_504 http_403 http_404 http_429 non_idempotent',
+      'proxy-next-upstream-timeout': '2147483',
+      'proxy-next-upstream-tries': '2147483647',
       'proxy-body-size': '8796093022207m',
       'proxy-connect-timeout': '2147483',
       'proxy-read-timeout': '2147483',
@@ -140,5 +173,23 @@ test('nginx -t refuses a variable outside the list (the check above can fail)', 
   await assert.rejects(
     nginxSyntaxCheck(renderNginxConf(configuration({ settings, servers: [server('_', [])] }), context), context),
     /unknown "no_such_variable" variable/,
+  );
+});
+
+test('nginx -t refuses the buffers the model falls back from (the bound checks above can fail)', { skip: missingNginx }, async () => {
+  const context = testContext();
+  const { settings } = parseGlobalSettings({}, { cpus: CPUS });
+  const proxyTuning = { ...proxyTuningSettings(settings), bufferSize: '8k', buffersNumber: 2 };
+  const conf = renderNginxConf(
+    configuration({
+      settings,
+      servers: [server('_', []), server('bounds.example', [location('/', 'prefix', 'app/web:80', { annotations: { proxyTuning } })])],
+      backends: [backend('app/web:80', [{ address: '127.0.0.1', port: 1 }])],
+    }),
+    context,
+  );
+  await assert.rejects(
+    nginxSyntaxCheck(conf, context),
+    /"proxy_busy_buffers_size" must be less than the size of all "proxy_buffers" minus one buffer/,
   );
 });

@@ -39,6 +39,8 @@ export interface AnnotationOverrides {
   backendTls?: LocationAnnotations['backendTls'];
   basicAuth?: LocationAnnotations['basicAuth'];
   satisfy?: LocationAnnotations['satisfy'];
+  proxyTuning?: LocationAnnotations['proxyTuning'];
+  nextUpstream?: LocationAnnotations['nextUpstream'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -51,6 +53,8 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     ...(overrides.backendTls === undefined ? {} : { backendTls: overrides.backendTls }),
     ...(overrides.basicAuth && { basicAuth: overrides.basicAuth }),
     ...(overrides.satisfy !== undefined && { satisfy: overrides.satisfy }),
+    ...(overrides.proxyTuning !== undefined && { proxyTuning: overrides.proxyTuning }),
+    ...(overrides.nextUpstream !== undefined && { nextUpstream: overrides.nextUpstream }),
   };
 }
 

@@ -1,0 +1,73 @@
+// How nginx buffers and retries a proxied request (proxyTuningAnnotations.ts,
+// nextUpstreamAnnotations.ts). The ConfigMap's buffers are written once in the
+// http block, which every location inherits; a location writes them again only
+// when its Ingress sets one of the annotations. The retry directives are per
+// location, as they always were (the balancer relies on their bound).
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
+import {
+  NEXT_UPSTREAM_CONDITIONS,
+  nextUpstreamSettings,
+  type NextUpstreamCondition,
+} from '../../../model/annotations/nextUpstreamAnnotations.js';
+import { proxyTuningSettings, type ProxyTuning } from '../../../model/annotations/proxyTuningAnnotations.js';
+import type { LocationAnnotations } from '../../../model/types.js';
+import { describeValue, raw, type Argument, type Keyword } from './arguments.js';
+import type { ConfigBuilder } from './configBuilder.js';
+
+/** The http block's defaults: the ConfigMap's buffers (proxy_http_version stays per location). */
+export function renderProxyTuningDefaults(http: ConfigBuilder, settings: GlobalSettings): void {
+  renderBuffers(http, proxyTuningSettings(settings), 'proxy');
+}
+
+/**
+ * `module` is the location's upstream module: gRPC has no request buffering
+ * nor response buffers of its own to tune (nginx has no grpc_buffers), so only
+ * the client body buffer and the retries apply there; FastCGI neither, and
+ * its fastcgi_next_upstream has no http_502/http_504 (nginx refuses them there).
+ */
+export function renderLocationProxyTuning(
+  body: ConfigBuilder,
+  annotations: LocationAnnotations,
+  settings: GlobalSettings,
+  module: 'proxy' | 'grpc' | 'fastcgi',
+): void {
+  if (annotations.proxyTuning !== undefined) renderBuffers(body, annotations.proxyTuning, module);
+  const retries = annotations.nextUpstream ?? nextUpstreamSettings(settings);
+  const conditions = module === 'fastcgi' ? fastCgiConditions(retries.conditions) : retries.conditions;
+  body.directive(`${module}_next_upstream`, ...conditions.map((condition) => oneOf(condition, NEXT_UPSTREAM_CONDITIONS)));
+  // 0 is nginx's own default (no time limit): nothing to write.
+  if (retries.timeout > 0) body.directive(`${module}_next_upstream_timeout`, raw.seconds(retries.timeout));
+  body.directive(`${module}_next_upstream_tries`, raw.integer(retries.tries));
+}
+
+/** proxy_http_version: the location's proxy-http-version, else the ConfigMap's. */
+export function proxyHttpVersion(annotations: LocationAnnotations, settings: GlobalSettings): Argument {
+  return oneOf(annotations.proxyTuning?.httpVersion ?? settings.proxyHttpVersion, HTTP_VERSIONS);
+}
+
+const HTTP_VERSIONS = ['1.0', '1.1'] as const;
+const ON_OFF = ['on', 'off'] as const;
+
+/** The field's own closed set: Portico's keywords include words (`=`, `break`) no such directive takes. */
+function oneOf(value: string, options: readonly Keyword[]): Argument {
+  const option = options.find((candidate) => candidate === value);
+  if (option === undefined) throw new Error(`invalid keyword for nginx: ${describeValue(value)} is not one of ${options.join(', ')}`);
+  return raw.keyword(option);
+}
+
+/** The conditions fastcgi_next_upstream knows (`off` when none is left). */
+function fastCgiConditions(conditions: readonly NextUpstreamCondition[]): readonly NextUpstreamCondition[] {
+  const known = conditions.filter((condition) => condition !== 'http_502' && condition !== 'http_504');
+  return known.length === 0 || (known.length === 1 && known[0] === 'non_idempotent') ? ['off'] : known;
+}
+
+function renderBuffers(block: ConfigBuilder, tuning: ProxyTuning, module: 'proxy' | 'grpc' | 'fastcgi'): void {
+  block.directive('client_body_buffer_size', raw.size(tuning.clientBodyBufferSize));
+  if (module !== 'proxy') return;
+  block.directive('proxy_buffer_size', raw.size(tuning.bufferSize));
+  // As ingress-nginx: the body buffers are as large as the header's.
+  block.directive('proxy_buffers', raw.integer(tuning.buffersNumber), raw.size(tuning.bufferSize));
+  if (tuning.busyBuffersSize !== undefined) block.directive('proxy_busy_buffers_size', raw.size(tuning.busyBuffersSize));
+  block.directive('proxy_max_temp_file_size', raw.size(tuning.maxTempFileSize));
+  block.directive('proxy_request_buffering', oneOf(tuning.requestBuffering, ON_OFF));
+}
