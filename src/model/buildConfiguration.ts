@@ -10,6 +10,7 @@ import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
 import { hostClientCertificates } from './hostClientCertificates.js';
+import { hostTlsCiphers } from './hostTlsCiphers.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
@@ -138,6 +139,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       certificate: serverCertificate(server, input, certificates, problems),
       locations: finalizeLocations(server.hostname, server.locations, problems),
       ...hostClientCertificates(server.locations),
+      ...hostTlsCiphers(server.locations),
     }));
 
   return {

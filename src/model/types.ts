@@ -2,6 +2,8 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { LogAnnotations } from './annotations/logAnnotations.js';
+import type { HostTlsCiphers, TlsCipherAnnotations } from './annotations/tlsCipherAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -62,6 +64,10 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `ssl-ciphers`, `ssl-prefer-server-ciphers` (tlsCipherAnnotations.ts); the host's choice is Server.tlsCiphers. */
+  tlsCiphers?: TlsCipherAnnotations;
+  /** `enable-access-log`, `enable-rewrite-log` (logAnnotations.ts); unset: nginx's defaults. */
+  logs?: LogAnnotations;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -368,6 +374,8 @@ export interface Server {
   locations: Location[];
   /** `auth-tls-*` for the whole host (hostClientCertificates.ts); absent: no client certificates asked for. */
   clientCertificates?: HostClientCertificates;
+  /** `ssl-ciphers`, `ssl-prefer-server-ciphers` for the whole host (hostTlsCiphers.ts); absent: the ConfigMap's. */
+  tlsCiphers?: HostTlsCiphers;
 }
 
 export interface Endpoint {

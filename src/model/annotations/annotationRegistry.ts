@@ -12,6 +12,7 @@ import { clientCertificateAnnotations } from './clientCertificateAnnotations.js'
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
+import { logAnnotations } from './logAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
@@ -19,6 +20,7 @@ import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { tlsCipherAnnotations } from './tlsCipherAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 
@@ -38,6 +40,8 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  tlsCiphers: tlsCipherAnnotations,
+  logs: logAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -98,6 +98,8 @@ export function parseIngressAnnotations(
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
+        ...optional('tlsCiphers', location.tlsCiphers.resolve(values, settings)),
+        ...optional('logs', location.logs.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -47,8 +47,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'client-body-buffer-size': 'Low',
       'connection-proxy-header': 'Low',
       // frontend TLS
-      'ssl-ciphers': 'Low',
-      'ssl-prefer-server-ciphers': 'Low',
       'ssl-passthrough': 'Low',
       // CORS
       'enable-cors': 'Low',
@@ -72,9 +70,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'mirror-target': 'High',
       'mirror-host': 'High',
       'mirror-request-body': 'Low',
-      // logs
-      'enable-access-log': 'Low',
-      'enable-rewrite-log': 'Low',
       // FastCGI and HTTP/2 push
       'fastcgi-index': 'Medium',
       'fastcgi-params-configmap': 'Medium',
