@@ -118,6 +118,30 @@ describe('ssl-ciphers and ssl-prefer-server-ciphers, per host on one listener', 
   });
 });
 
+describe('a cipher list only nginx can refuse', () => {
+  // The model admits it (a cipher is selected), OpenSSL finds none left; nginx names no line, only the list.
+  test('leaves out that Ingress alone, with a Rejected Event, and later changes are served', async () => {
+    await tlsHost('cancelled', 'cancelled.ciphers.test', { 'ssl-ciphers': `${NOT_IN_DEFAULT_LIST}:!${NOT_IN_DEFAULT_LIST}` });
+    await eventually(async () => {
+      const events = await cluster.core.listNamespacedEvent({
+        namespace: cluster.namespace,
+        fieldSelector: 'involvedObject.kind=Ingress,involvedObject.name=cancelled',
+      });
+      const rejected = events.items.filter((event) => event.reason === 'Rejected');
+      assert.ok(
+        rejected.some((event) => /no cipher match/.test(event.message ?? '')),
+        JSON.stringify(rejected.map((e) => e.message)),
+      );
+    }, UNTIL_SERVED);
+    await tlsHost('later', 'later.ciphers.test', {});
+    await eventually(async () => {
+      assert.equal((await httpGet({ port: cluster.portico.ports.https, host: 'later.ciphers.test', https: true })).status, 200);
+    }, UNTIL_SERVED);
+    // Not served: the catch-all answers its name.
+    assert.equal((await httpGet({ port: cluster.portico.ports.https, host: 'cancelled.ciphers.test', https: true })).status, 404);
+  });
+});
+
 /** The lines of one of nginx's logs that contain `text`. */
 async function logLines(file: 'access.log' | 'error.log', text: string): Promise<string[]> {
   const content = await readFile(join(cluster.portico.prefix, 'logs', file), 'utf8').catch(() => '');
