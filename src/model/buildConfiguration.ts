@@ -11,6 +11,7 @@ import { certificateCoversHost, certificateFromSecret } from './certificates.js'
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
 import { hostClientCertificates } from './hostClientCertificates.js';
 import { hostServerSnippet } from './hostServerSnippet.js';
+import { hostTlsCiphers } from './hostTlsCiphers.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
@@ -141,6 +142,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       locations: finalizeLocations(server.hostname, server.locations, problems),
       ...hostClientCertificates(server.locations),
       ...hostServerSnippet(server.hostname, server.locations, problems),
+      ...hostTlsCiphers(server.locations),
     }));
 
   return {

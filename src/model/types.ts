@@ -8,6 +8,8 @@ import type { ResponseRewrites } from './annotations/responseRewriteAnnotations.
 import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js';
 import type { FastCgi } from './annotations/fastCgiAnnotations.js';
 import type { HostServerSnippet } from './hostServerSnippet.js';
+import type { LogAnnotations } from './annotations/logAnnotations.js';
+import type { HostTlsCiphers, TlsCipherAnnotations } from './annotations/tlsCipherAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
 import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
@@ -89,6 +91,10 @@ export interface LocationAnnotations {
   proxyTuning?: ProxyTuning;
   /** `proxy-next-upstream*` (nextUpstreamAnnotations.ts); unset: the ConfigMap's. */
   nextUpstream?: NextUpstream;
+  /** `ssl-ciphers`, `ssl-prefer-server-ciphers` (tlsCipherAnnotations.ts); the host's choice is Server.tlsCiphers. */
+  tlsCiphers?: TlsCipherAnnotations;
+  /** `enable-access-log`, `enable-rewrite-log` (logAnnotations.ts); unset: nginx's defaults. */
+  logs?: LogAnnotations;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -399,6 +405,8 @@ export interface Server {
   clientCertificates?: HostClientCertificates;
   /** `server-snippet` of the host's oldest Ingress that sets one (hostServerSnippet.ts); absent: none. */
   serverSnippet?: HostServerSnippet;
+  /** `ssl-ciphers`, `ssl-prefer-server-ciphers` for the whole host (hostTlsCiphers.ts); absent: the ConfigMap's. */
+  tlsCiphers?: HostTlsCiphers;
 }
 
 export interface Endpoint {

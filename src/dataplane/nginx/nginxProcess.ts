@@ -113,7 +113,7 @@ export class NginxProcess {
       if (this.wanted) throw new Error('nginx is already started');
       await createPrefixDirs(this.layout);
       const tested = await this.testCandidate(configText);
-      if (!tested.ok) throw new ConfigRefusedError(tested.error, refusedLine(tested.error, this.layout.candidateConfigFile));
+      if (!tested.ok) throw new ConfigRefusedError(tested.error, refusedLine(tested.error, this.layout.candidateConfigFile, configText));
       await rename(this.layout.candidateConfigFile, this.layout.configFile);
       this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), configText);
       this.wanted = true;
@@ -175,7 +175,7 @@ export class NginxProcess {
     // The master may yet run it; only a reload that later succeeds says what it runs.
     if (result.outcome === 'unconfirmed') this.runningConfig = undefined;
     await this.restoreLastGood(configText);
-    return this.rejected(result.error);
+    return this.rejected(result.error, configText);
   }
 
   /** The master died and awaits its restart: start it with the new configuration rather than the old one. */
@@ -184,7 +184,7 @@ export class NginxProcess {
       this.adopt(await launchMaster(this.binary, this.layout, this.controlLog, this.timeouts.startMs), configText);
     } catch (error) {
       await this.restoreLastGood(configText);
-      return this.rejected((error as Error).message); // the pending restart still runs the last good configuration
+      return this.rejected((error as Error).message, configText); // the pending restart still runs the last good configuration
     }
     clearTimeout(this.restartTimer);
     this.restartCount++;
@@ -209,11 +209,11 @@ export class NginxProcess {
     await rename(this.layout.candidateConfigFile, this.layout.configFile);
   }
 
-  private rejected(nginxError: string): ApplyResult {
+  private rejected(nginxError: string, refusedText: string): ApplyResult {
     // nginx names the file it loaded, which is now the last good one again; the refused text is the rejected file.
     const error = nginxError.replaceAll(this.layout.configFile, this.layout.rejectedConfigFile);
     this.logger.warn({ error, file: this.layout.rejectedConfigFile }, 'nginx rejected the configuration');
-    const line = refusedLine(error, this.layout.rejectedConfigFile);
+    const line = refusedLine(error, this.layout.rejectedConfigFile, refusedText);
     return line === undefined ? { outcome: 'rejected', error } : { outcome: 'rejected', error, line };
   }
 

@@ -16,6 +16,7 @@ import { fastCgiAnnotations } from './fastCgiAnnotations.js';
 import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
+import { logAnnotations } from './logAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { nextUpstreamAnnotations } from './nextUpstreamAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
@@ -27,6 +28,7 @@ import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import { tlsCipherAnnotations } from './tlsCipherAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
 import { upstreamHeaderAnnotations } from './upstreamHeaderAnnotations.js';
@@ -56,6 +58,8 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   http2PushPreload: http2PushPreloadAnnotations,
   proxyTuning: proxyTuningAnnotations,
   nextUpstream: nextUpstreamAnnotations,
+  tlsCiphers: tlsCipherAnnotations,
+  logs: logAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

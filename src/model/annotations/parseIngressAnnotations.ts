@@ -107,6 +107,8 @@ export function parseIngressAnnotations(
         ...optional('http2PushPreload', location.http2PushPreload.resolve(values, settings)),
         ...optional('proxyTuning', location.proxyTuning.resolve(values, settings)),
         ...optional('nextUpstream', location.nextUpstream.resolve(values, settings)),
+        ...optional('tlsCiphers', location.tlsCiphers.resolve(values, settings)),
+        ...optional('logs', location.logs.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -30,8 +30,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'use-port-in-redirects': 'Low',
       // proxy tuning
       // frontend TLS
-      'ssl-ciphers': 'Low',
-      'ssl-prefer-server-ciphers': 'Low',
       'ssl-passthrough': 'Low',
       // CORS
       'enable-cors': 'Low',
@@ -49,9 +47,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'mirror-target': 'High',
       'mirror-host': 'High',
       'mirror-request-body': 'Low',
-      // logs
-      'enable-access-log': 'Low',
-      'enable-rewrite-log': 'Low',
     },
   },
   {

@@ -40,6 +40,9 @@ test('lists of known words selecting a cipher are accepted', () => {
     'HIGH::MEDIUM',
     'AES128-SHA:AES256-SHA:-AES128-SHA:+AES256-SHA:@STRENGTH',
     '!EXPORT:ECDHE-RSA-AES128-GCM-SHA256',
+    // An "@" ends a word and starts a command, as in OpenSSL.
+    'HIGH@STRENGTH',
+    'ECDHE+AESGCM@SECLEVEL=2:AES128-SHA',
   ]) {
     assert.deepEqual(parseSslCiphers(list), { ok: true, value: list }, list);
     assert.ok(opensslSelects(list), `openssl agrees on ${list}`);

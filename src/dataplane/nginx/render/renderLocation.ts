@@ -29,6 +29,7 @@ import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
+import { renderLocationLogs } from './renderLocationLogs.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLocationLogVariables } from './variables.js';
 
@@ -92,6 +93,7 @@ function prefixPath(path: string): string {
 function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
   setLocationLogVariables(body, location, backend);
+  renderLocationLogs(body, location.annotations.logs);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
   // nginx takes one access_by_lua block per location: basic auth's and auth-keepalive's checks share it, in this order.

@@ -10,6 +10,7 @@ import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
+import { renderTlsCiphers } from './renderTlsCiphers.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
 import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
@@ -42,6 +43,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
     renderCertificateHook(block);
     renderClientCertificateVerification(block, server, scope);
+    renderTlsCiphers(block, server, scope);
     if (server.tls && configuration.settings.hsts) {
       block.directive(
         'add_header',
