@@ -4,6 +4,7 @@
 // syntax or Kubernetes clients.
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
+import type { Cors } from './annotations/corsAnnotations.js';
 
 /** How a location matches request paths. */
 export type PathMatch =
@@ -62,6 +63,8 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `enable-cors` and the `cors-*` annotations (corsAnnotations.ts); undefined without `enable-cors: "true"`. */
+  cors?: Cors;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

@@ -9,6 +9,7 @@ import { backendTlsAnnotations } from './backendTlsAnnotations.js';
 import { basicAuthAnnotations } from './basicAuthAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
+import { corsAnnotations } from './corsAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
@@ -38,6 +39,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  cors: corsAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -50,14 +50,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',
       'ssl-passthrough': 'Low',
-      // CORS
-      'enable-cors': 'Low',
-      'cors-allow-origin': 'Medium',
-      'cors-allow-methods': 'Medium',
-      'cors-allow-headers': 'Medium',
-      'cors-expose-headers': 'Medium',
-      'cors-allow-credentials': 'Low',
-      'cors-max-age': 'Low',
       // session affinity
       'session-cookie-partitioned': 'Low',
       // upstreams

@@ -10,6 +10,7 @@ import { normalizePrefix } from '../../../model/locations.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
+import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { escapeRegex, matchLimited } from './regex.js';
@@ -88,6 +89,7 @@ function prefixPath(path: string): string {
 function renderLocationBody(body: ConfigBuilder, location: Location, server: Server, scope: RenderScope): void {
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
   setLocationLogVariables(body, location, backend);
+  renderCorsPreflight(body, location, server, scope);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
   // nginx takes one access_by_lua block per location: basic auth's and auth-keepalive's checks share it, in this order.
@@ -95,6 +97,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   renderAuthentication(body, location.annotations, accessChecks);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   renderExternalAuthCheck(body, location, server, scope, accessChecks);
+  renderCorsHeaders(body, location, server, scope);
   if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
