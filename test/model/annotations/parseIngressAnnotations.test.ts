@@ -104,11 +104,11 @@ test('the risk gate names the risk and the configured level', () => {
 });
 
 test('an ingress-nginx annotation not implemented yet is ignored with a warning', () => {
-  const { value, warnings } = accepted({ 'enable-cors': 'true', 'proxy-next-upstream': 'error' });
+  const { value, warnings } = accepted({ 'ssl-passthrough': 'true', 'proxy-next-upstream': 'error' });
   assert.deepEqual(value, DEFAULT_ANNOTATIONS);
   assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/enable-cors: not implemented yet, ignored`,
     `annotation ${PREFIX}/proxy-next-upstream: not implemented yet, ignored`,
+    `annotation ${PREFIX}/ssl-passthrough: not implemented yet, ignored`,
   ]);
 });
 
