@@ -295,6 +295,11 @@ export interface SessionAffinity {
   /** `affinity-mode`: balanced moves some sessions when endpoints change; persistent never does. */
   mode: 'balanced' | 'persistent';
   cookie: SessionCookie;
+  /**
+   * Set by the model on a backend (affinityScope.ts): host → the location paths that set the cookie, those of
+   * Ingresses with affinity (ingress-nginx's per-path affinity); other locations balance by a cookie they never set.
+   */
+  locations?: Record<string, string[]>;
 }
 
 /** The `session-cookie-*` annotations. */
@@ -314,6 +319,8 @@ export interface SessionCookie {
   conditionalSameSiteNone: boolean;
   /** A new endpoint (and cookie) after the pinned one fails. */
   changeOnFailure: boolean;
+  /** `session-cookie-partitioned`: the `Partitioned` attribute (CHIPS). */
+  partitioned: boolean;
 }
 
 /**

@@ -50,8 +50,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'ssl-ciphers': 'Low',
       'ssl-prefer-server-ciphers': 'Low',
       'ssl-passthrough': 'Low',
-      // session affinity
-      'session-cookie-partitioned': 'Low',
       // upstreams
       'service-upstream': 'Low',
       // errors, headers and backends

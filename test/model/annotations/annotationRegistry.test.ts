@@ -85,6 +85,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'session-cookie-samesite': 'Low',
     'session-cookie-conditional-samesite-none': 'Low',
     'session-cookie-change-on-failure': 'Low',
+    'session-cookie-partitioned': 'Low',
     canary: 'Low',
     'canary-weight': 'Low',
     'canary-weight-total': 'Low',
@@ -110,6 +111,13 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'auth-keepalive-requests': 'Low',
     'auth-keepalive-timeout': 'Low',
     'auth-keepalive-share-vars': 'Low',
+    'enable-cors': 'Low',
+    'cors-allow-origin': 'Medium',
+    'cors-allow-methods': 'Medium',
+    'cors-allow-headers': 'Medium',
+    'cors-expose-headers': 'Medium',
+    'cors-allow-credentials': 'Low',
+    'cors-max-age': 'Low',
   });
 });
 
