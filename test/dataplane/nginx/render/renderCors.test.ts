@@ -7,6 +7,7 @@ import { originRegex } from '../../../../src/dataplane/nginx/render/renderCors.j
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import type { Cors } from '../../../../src/model/annotations/corsAnnotations.js';
 import type { Location } from '../../../../src/model/types.js';
+import { externalAuth, withAuth } from './externalAuthFixtures.js';
 import { backend, configuration, location, server, testContext } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
@@ -144,6 +145,13 @@ describe('CORS in the rendered nginx.conf', () => {
     for (const block of [a, named(a.children, 'if')[0] ?? a]) {
       assert.equal(argsOf(block, 'add_header').filter(([name]) => name === 'Strict-Transport-Security').length, 1);
     }
+  });
+
+  test('with external auth (whose add_header repeats HSTS too), HSTS is still written once', () => {
+    const { host } = render([withAuth(withCors('/a', LISTED), externalAuth())], true);
+    const headers = argsOf(locationOf(host, '=', '/a'), 'add_header').map(([name]) => name);
+    assert.equal(headers.filter((name) => name === 'Strict-Transport-Security').length, 1);
+    assert.ok(headers.includes('Access-Control-Allow-Origin') && headers.includes('Set-Cookie'));
   });
 
   test('the preflight comes before the HTTPS redirect', () => {
