@@ -8,6 +8,7 @@ local cjson = require("cjson.safe")
 
 local type = type
 local pairs = pairs
+local next = next
 local ipairs = ipairs
 local tostring = tostring
 local string_find = string.find
@@ -113,7 +114,7 @@ local function cookie_error(cookie, where)
     { "name", token_field }, { "path", attribute_field }, { "domain", attribute_field },
     { "maxAge", seconds_field }, { "expires", seconds_field }, { "secure", boolean_field },
     { "sameSite", string_field }, { "conditionalSameSiteNone", boolean_field },
-    { "changeOnFailure", boolean_field },
+    { "changeOnFailure", boolean_field }, { "partitioned", boolean_field },
   })
   if err then
     return err
@@ -128,6 +129,29 @@ local function cookie_error(cookie, where)
   end
 end
 
+-- affinity.locations: host -> array of location paths that set the cookie;
+-- absent means every location does.
+local function locations_error(affinity, where)
+  local locations = affinity.locations
+  if absent(locations) then
+    affinity.locations = nil
+    return
+  end
+  if type(locations) ~= "table" or (next(locations) ~= nil and is_array(locations)) then
+    return where .. " must be an object of host -> array of paths, or null"
+  end
+  for host, paths in pairs(locations) do
+    if type(host) ~= "string" or not is_array(paths) then
+      return where .. " must map each host to an array of paths"
+    end
+    for _, path in ipairs(paths) do
+      if type(path) ~= "string" then
+        return where .. "[" .. host .. "] must hold strings"
+      end
+    end
+  end
+end
+
 local function affinity_error(affinity, where)
   if type(affinity) ~= "table" then
     return where .. " must be an object or null"
@@ -136,6 +160,10 @@ local function affinity_error(affinity, where)
     affinity.mode = "balanced"
   elseif affinity.mode ~= "balanced" and affinity.mode ~= "persistent" then
     return where .. '.mode must be "balanced", "persistent" or null'
+  end
+  local err = locations_error(affinity, where .. ".locations")
+  if err then
+    return err
   end
   if absent(affinity.cookie) then
     affinity.cookie = {}

@@ -117,9 +117,14 @@ export class BackendTable {
   private balancingOf(name: string, problems: IngressProblem[]): Balancing | undefined {
     const [winner, ...others] = [...(this.claims.get(name) ?? [])].sort((a, b) => a.rank - b.rank);
     if (!winner) return undefined;
+    // As ingress-nginx, the affinity of the oldest Ingress that asks for one; affinityScope.ts limits where its cookie is set.
+    const affinity = winner.balancing.affinity ?? others.find((claim) => claim.balancing.affinity !== undefined)?.balancing.affinity;
+    const balancing: Balancing = { ...winner.balancing, affinity };
     const told = new Set<number>([winner.rank]);
     for (const claim of others) {
-      if (told.has(claim.rank) || isDeepStrictEqual(claim.balancing, winner.balancing)) continue;
+      // An Ingress without affinity asks for none, and its paths set no cookie: only the other settings can conflict.
+      const asked = claim.balancing.affinity === undefined ? { ...claim.balancing, affinity } : claim.balancing;
+      if (told.has(claim.rank) || isDeepStrictEqual(asked, balancing)) continue;
       told.add(claim.rank);
       problems.push({
         ingress: claim.ingress,
@@ -130,6 +135,6 @@ export class BackendTable {
           `${winner.ingress.namespace}/${winner.ingress.name}`,
       });
     }
-    return winner.balancing;
+    return balancing;
   }
 }

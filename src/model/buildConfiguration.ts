@@ -5,6 +5,7 @@
 // canaries merged into their primaries' backends).
 import type { ConfigMap, Ingress, Secret } from '../kube/objects.js';
 import type { EndpointPolicy, ServiceLookup } from './backends.js';
+import { ingressKey, scopeAffinity } from './affinityScope.js';
 import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
@@ -148,7 +149,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   return {
     configuration: {
       servers: finished,
-      backends: backends.finish(problems, warnings),
+      backends: scopeAffinity(backends.finish(problems, warnings), finished, withAffinity(ordered)),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),
       defaultCertificate,
@@ -179,6 +180,13 @@ function tlsSecretFor(host: string, ingress: Ingress, lookup: ModelInput['lookup
     if (result.ok && certificateCoversHost(result.certificate, host)) return tls.secretName;
   }
   return '';
+}
+
+/** The Ingresses (ingressKey) whose annotations ask for cookie affinity. */
+function withAffinity(ingresses: readonly AcceptedIngress[]): Set<string> {
+  return new Set(
+    ingresses.filter(({ annotations }) => annotations.balancing.affinity).map(({ ingress }) => ingressKey(ingressRef(ingress))),
+  );
 }
 
 function generatedRoot(backend: string | undefined, ingress: IngressRef | undefined, annotations: LocationAnnotations): DraftLocation {

@@ -14,6 +14,7 @@ import type { ObjectReference } from './objectReference.js';
 import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
 import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
+import type { Cors } from './annotations/corsAnnotations.js';
 
 /** How a location matches request paths. */
 export type PathMatch =
@@ -95,6 +96,8 @@ export interface LocationAnnotations {
   tlsCiphers?: TlsCipherAnnotations;
   /** `enable-access-log`, `enable-rewrite-log` (logAnnotations.ts); unset: nginx's defaults. */
   logs?: LogAnnotations;
+  /** `enable-cors` and the `cors-*` annotations (corsAnnotations.ts); undefined without `enable-cors: "true"`. */
+  cors?: Cors;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -327,6 +330,11 @@ export interface SessionAffinity {
   /** `affinity-mode`: balanced moves some sessions when endpoints change; persistent never does. */
   mode: 'balanced' | 'persistent';
   cookie: SessionCookie;
+  /**
+   * Set by the model on a backend (affinityScope.ts): host → the location paths that set the cookie, those of
+   * Ingresses with affinity (ingress-nginx's per-path affinity); other locations balance by a cookie they never set.
+   */
+  locations?: Record<string, string[]>;
 }
 
 /** The `session-cookie-*` annotations. */
@@ -346,6 +354,8 @@ export interface SessionCookie {
   conditionalSameSiteNone: boolean;
   /** A new endpoint (and cookie) after the pinned one fails. */
   changeOnFailure: boolean;
+  /** `session-cookie-partitioned`: the `Partitioned` attribute (CHIPS). */
+  partitioned: boolean;
 }
 
 /**

@@ -112,7 +112,7 @@ test('deprecated annotations, ignored ones and model problems come back as warni
   const candidate = ingress('warned', [['a.example', '/', 'Prefix']], {
     'whitelist-source-range': '10.0.0.0/8',
     'influxdb-port': '8089',
-    'enable-cors': 'true',
+    'cors-max-age': '5',
   });
   candidate.spec = { ...candidate.spec, tls: [{ hosts: ['a.example'], secretName: 'missing' }] };
   const verdict = reviewIngress(candidate, contextWith([]));
@@ -120,8 +120,8 @@ test('deprecated annotations, ignored ones and model problems come back as warni
   assert.deepEqual(verdict.warnings, [
     `annotation ${PREFIX}/influxdb-port is deprecated and has no effect; the InfluxDB module was removed`,
     `annotation ${PREFIX}/whitelist-source-range is deprecated; use ${PREFIX}/allowlist-source-range`,
-    `annotation ${PREFIX}/enable-cors: not implemented yet, ignored`,
     `annotation ${PREFIX}/influxdb-port: unknown annotation (ingress-nginx has none by this name), ignored`,
+    `annotation ${PREFIX}/cors-max-age: ignored: it has no effect without enable-cors: "true"`,
     'MissingTLSSecret: secret app/missing not found; host a.example gets the default certificate',
   ]);
 });

@@ -224,6 +224,29 @@ tests["cookie: defaults: the location's path, Secure only on HTTPS"] = function(
     "route=v; Path=/; HttpOnly", "secure: false is never Secure")
 end
 
+tests["cookie: Partitioned after SameSite, whatever the scheme (ingress-nginx pull request 11242)"] = function()
+  eq(sticky.format_cookie({ name = "c", path = "/", sameSite = "None", partitioned = true }, "v", { now = 0, https = true }),
+    "c=v; Path=/; Secure; HttpOnly; SameSite=None; Partitioned")
+  eq(sticky.format_cookie({ name = "c", path = "/", partitioned = true }, "v", { now = 0, https = false }),
+    "c=v; Path=/; HttpOnly; Partitioned")
+  eq(sticky.format_cookie({ name = "c", path = "/", partitioned = false }, "v", { now = 0, https = false }),
+    "c=v; Path=/; HttpOnly")
+end
+
+tests["cookie: set only on the affinity's locations, by host, one-label wildcard, then server name"] = function()
+  local sets = { ["a.example"] = { ["/foo/bar"] = true }, ["*.wild.example"] = { ["/"] = true }, _ = { ["/any"] = true } }
+  eq(sticky.sets_cookie(nil, "a.example", "a.example", "/foo"), true, "no scope: every location")
+  eq(sticky.sets_cookie(sets, "a.example", "a.example", "/foo/bar"), true)
+  eq(sticky.sets_cookie(sets, "a.example", "a.example", "/foo"), false, "another Ingress's path")
+  eq(sticky.sets_cookie(sets, "b.example", "b.example", "/foo/bar"), false, "another host")
+  eq(sticky.sets_cookie(sets, "x.wild.example", "~^[^.]+\\.wild\\.example$", "/"), true)
+  eq(sticky.sets_cookie(sets, "x.y.wild.example", "~^[^.]+\\.wild\\.example$", "/"), false, "one label only")
+  eq(sticky.sets_cookie(sets, "unknown.example", "_", "/any"), true, "the catch-all's")
+  eq(sticky.sets_cookie(sets, nil, "_", "/any"), true, "no Host")
+  eq(sticky.sets_cookie(sets, "a.example", "a.example", nil), false, "no location path")
+  eq(sticky.sets_cookie({}, "a.example", "a.example", "/foo/bar"), false, "an empty scope: nowhere")
+end
+
 tests["cookie: conditional SameSite=None"] = function()
   local cookie = { name = "c", path = "/", sameSite = "None", conditionalSameSiteNone = true }
   local modern = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"

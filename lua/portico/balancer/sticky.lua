@@ -9,6 +9,9 @@
 -- routing which backend a client is affinitized to. "name" in both is
 -- ingress-nginx's `<namespace>-<service>-<port>` (the document's upstreamName),
 -- not Portico's unambiguous backend name, so ingress-nginx's cookies stay valid.
+-- The cookie is set only on the affinity's locations (affinity.locations, as
+-- ingress-nginx's per-path Locations): the backend's other locations balance
+-- by a cookie the client already has, and issue none.
 local chash = require("portico.balancer.chash")
 local untried = require("portico.balancer.untried")
 
@@ -25,6 +28,7 @@ local string_find = string.find
 local string_sub = string.sub
 local string_format = string.format
 local table_concat = table.concat
+local table_sort = table.sort
 local math_random = math.random
 local math_floor = math.floor
 
@@ -82,6 +86,9 @@ function _M.format_cookie(cookie, value, request)
       and not _M.same_site_none_compatible(request.user_agent)) then
     parts[#parts + 1] = "SameSite=" .. same_site
   end
+  if cookie.partitioned then
+    parts[#parts + 1] = "Partitioned"
+  end
   return table_concat(parts, "; ")
 end
 
@@ -107,12 +114,59 @@ local function add_set_cookie(cookie)
   ctx.portico_set_cookie = cookie
 end
 
+-- affinity.locations as host -> { [path] = true }; nil (absent) means every location.
+local function location_sets(locations)
+  if locations == nil then
+    return nil
+  end
+  local sets = {}
+  for host, paths in pairs(locations) do
+    local set = {}
+    for _, path in ipairs(paths) do
+      set[path] = true
+    end
+    sets[host] = set
+  end
+  return sets
+end
+
+local function locations_text(locations)
+  if locations == nil then
+    return "*"
+  end
+  local hosts = {}
+  for host, paths in pairs(locations) do
+    hosts[#hosts + 1] = host .. "\1" .. table_concat(paths, "\1")
+  end
+  table_sort(hosts)
+  return table_concat(hosts, "\2")
+end
+
 local function settings(backend)
   local affinity = backend.affinity
   local c = affinity.cookie
   return table_concat({ affinity.mode, c.name, tostring(c.path), tostring(c.domain), tostring(c.maxAge),
     tostring(c.expires), tostring(c.secure), tostring(c.sameSite), tostring(c.conditionalSameSiteNone),
-    tostring(c.changeOnFailure) }, "\0")
+    tostring(c.changeOnFailure), tostring(c.partitioned), locations_text(affinity.locations) }, "\0")
+end
+
+-- ingress-nginx's should_set_cookie(): whether this location is one of the
+-- affinity's (its Ingress asked for affinity), by the request's host, else
+-- its one-label wildcard, else the server's own name (the catch-all's "_").
+-- Only when a cookie is to be issued: a request that has one never asks.
+function _M.sets_cookie(sets, host, server_name, location_path)
+  if sets == nil then
+    return true
+  end
+  local paths = host and sets[host]
+  if paths == nil and host ~= nil then
+    local dot = string_find(host, ".", 1, true)
+    paths = dot and sets["*" .. string_sub(host, dot)]
+  end
+  if paths == nil and server_name ~= nil then
+    paths = sets[server_name]
+  end
+  return paths ~= nil and location_path ~= nil and paths[location_path] == true
 end
 
 -- Shared by both modes; each mode supplies sync(), find(key), pick(tried).
@@ -137,6 +191,9 @@ local function cookie_key(self)
 end
 
 local function issue(self, key)
+  if not _M.sets_cookie(self.location_sets, ngx_var.host, ngx_var.server_name, ngx_var.location_path) then
+    return
+  end
   add_set_cookie(_M.format_cookie(self.cookie, key .. "|" .. self.backend_key, {
     now = ngx.time(),
     https = ngx_var.https == "on",
@@ -178,6 +235,7 @@ local function new(implementation, backend)
     settings = settings(backend),
     cookie = cookie,
     cookie_var = "cookie_" .. cookie.name,
+    location_sets = location_sets(backend.affinity.locations),
     name = name,
     backend_key = ngx_md5(ngx_md5(name) .. name),
   }, implementation.mt)

@@ -25,16 +25,20 @@ export interface LiveBackend {
 
 export interface LiveAffinity {
   mode: SessionAffinity['mode'];
+  /** Host → the location paths that set the cookie (affinityScope.ts). */
+  locations: Record<string, string[]>;
   cookie: {
     name: string;
     path: string | null;
     domain: string | null;
     maxAge: number | null;
     expires: number | null;
-    secure: boolean;
+    /** true: always; null: over HTTPS only. */
+    secure: true | null;
     sameSite: 'None' | 'Lax' | 'Strict' | null;
     conditionalSameSiteNone: boolean;
     changeOnFailure: boolean;
+    partitioned: boolean;
   };
 }
 
@@ -90,19 +94,22 @@ function liveBackend({ name, service, endpoints, balancing, canary }: Backend): 
   };
 }
 
-function liveAffinity({ mode, cookie }: SessionAffinity): LiveAffinity {
+function liveAffinity({ mode, cookie, locations }: SessionAffinity): LiveAffinity {
   return {
     mode,
+    locations: locations ?? {},
     cookie: {
       name: cookie.name,
       path: cookie.path ?? null,
       domain: cookie.domain ?? null,
       maxAge: cookie.maxAge ?? null,
       expires: cookie.expires ?? null,
-      secure: cookie.secure,
+      // null: Secure over HTTPS. As ingress-nginx (its omitempty false), "false" does not take Secure from an HTTPS cookie.
+      secure: cookie.secure ? true : null,
       sameSite: cookie.sameSite ?? null,
       conditionalSameSiteNone: cookie.conditionalSameSiteNone,
       changeOnFailure: cookie.changeOnFailure,
+      partitioned: cookie.partitioned,
     },
   };
 }

@@ -11,6 +11,7 @@ import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { errorPageAnnotations } from './errorPageAnnotations.js';
 import { customHeadersAnnotations } from './customHeadersAnnotations.js';
+import { corsAnnotations } from './corsAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
 import { fastCgiAnnotations } from './fastCgiAnnotations.js';
 import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
@@ -60,6 +61,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   nextUpstream: nextUpstreamAnnotations,
   tlsCiphers: tlsCipherAnnotations,
   logs: logAnnotations,
+  cors: corsAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -109,6 +109,7 @@ export function parseIngressAnnotations(
         ...optional('nextUpstream', location.nextUpstream.resolve(values, settings)),
         ...optional('tlsCiphers', location.tlsCiphers.resolve(values, settings)),
         ...optional('logs', location.logs.resolve(values, settings)),
+        ...optional('cors', location.cors.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -1,7 +1,9 @@
 // affinity, affinity-mode and the session-cookie-* annotations: a cookie that
 // pins a client to one endpoint (ingress-nginx's "affinity" group;
-// session-cookie-partitioned is not implemented yet; affinity-canary-behavior
-// only acts on canaries, so it lives in canaryAnnotations.ts).
+// affinity-canary-behavior only acts on canaries, so it lives in
+// canaryAnnotations.ts). session-cookie-partitioned is not in ingress-nginx
+// v1.15.1: it follows its open pull request #11242 (`Partitioned` after
+// `SameSite`, whatever the scheme).
 import { integerParser, optionParser, parseBoolean, parseCookieName, parseUrlPath, patternParser } from '../settings/valueSyntax.js';
 import type { Balancing, SessionAffinity, SessionCookie } from '../types.js';
 import { issuesIfSet, type AnnotationDefinition, type AnnotationGroup } from './annotationDefinition.js';
@@ -59,6 +61,8 @@ const sessionCookieChangeOnFailure: AnnotationDefinition<boolean> = {
   parse: parseBoolean,
 };
 
+const sessionCookiePartitioned: AnnotationDefinition<boolean> = { name: 'session-cookie-partitioned', risk: 'Low', parse: parseBoolean };
+
 /** What only means something with `affinity: cookie`. */
 const AFFINITY_SETTINGS = [
   affinityMode,
@@ -71,6 +75,7 @@ const AFFINITY_SETTINGS = [
   sessionCookieSameSite,
   sessionCookieConditionalSameSiteNone,
   sessionCookieChangeOnFailure,
+  sessionCookiePartitioned,
 ];
 
 export const sessionAffinityAnnotations: AnnotationGroup<Balancing['affinity']> = {
@@ -97,6 +102,7 @@ export const sessionAffinityAnnotations: AnnotationGroup<Balancing['affinity']> 
         sameSite: values.get(sessionCookieSameSite),
         conditionalSameSiteNone: values.get(sessionCookieConditionalSameSiteNone) ?? false,
         changeOnFailure: values.get(sessionCookieChangeOnFailure) ?? false,
+        partitioned: values.get(sessionCookiePartitioned) ?? false,
       },
     };
   },

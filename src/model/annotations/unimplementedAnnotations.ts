@@ -31,16 +31,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       // proxy tuning
       // frontend TLS
       'ssl-passthrough': 'Low',
-      // CORS
-      'enable-cors': 'Low',
-      'cors-allow-origin': 'Medium',
-      'cors-allow-methods': 'Medium',
-      'cors-allow-headers': 'Medium',
-      'cors-expose-headers': 'Medium',
-      'cors-allow-credentials': 'Low',
-      'cors-max-age': 'Low',
-      // session affinity
-      'session-cookie-partitioned': 'Low',
       // errors, headers and backends
       // hosts and mirroring
       'server-alias': 'High',

@@ -70,8 +70,9 @@ test('affinity: the mode and every cookie field, unset ones null', () => {
     sameSite: 'Lax' as const,
     conditionalSameSiteNone: false,
     changeOnFailure: true,
+    partitioned: true,
   };
-  const affinity = { mode: 'persistent' as const, cookie };
+  const affinity = { mode: 'persistent' as const, cookie, locations: { 'a.example': ['/app'] } };
   assert.deepEqual(liveBackends([backend('web', { balancing: { algorithm: 'round_robin', hashBy: undefined, affinity } })]), {
     backends: [
       {
@@ -81,6 +82,7 @@ test('affinity: the mode and every cookie field, unset ones null', () => {
         loadBalance: 'round_robin',
         affinity: {
           mode: 'persistent',
+          locations: { 'a.example': ['/app'] },
           cookie: {
             name: 'INGRESSCOOKIE',
             path: null,
@@ -91,6 +93,7 @@ test('affinity: the mode and every cookie field, unset ones null', () => {
             sameSite: 'Lax',
             conditionalSameSiteNone: false,
             changeOnFailure: true,
+            partitioned: true,
           },
         },
         canary: null,

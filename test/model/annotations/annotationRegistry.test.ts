@@ -106,6 +106,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'session-cookie-samesite': 'Low',
     'session-cookie-conditional-samesite-none': 'Low',
     'session-cookie-change-on-failure': 'Low',
+    'session-cookie-partitioned': 'Low',
     canary: 'Low',
     'canary-weight': 'Low',
     'canary-weight-total': 'Low',
@@ -139,6 +140,13 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'proxy-cookie-path': 'Medium',
     'proxy-redirect-from': 'Medium',
     'proxy-redirect-to': 'Medium',
+    'enable-cors': 'Low',
+    'cors-allow-origin': 'Medium',
+    'cors-allow-methods': 'Medium',
+    'cors-allow-headers': 'Medium',
+    'cors-expose-headers': 'Medium',
+    'cors-allow-credentials': 'Low',
+    'cors-max-age': 'Low',
   });
 });
 

@@ -104,12 +104,9 @@ test('the risk gate names the risk and the configured level', () => {
 });
 
 test('an ingress-nginx annotation not implemented yet is ignored with a warning', () => {
-  const { value, warnings } = accepted({ 'enable-cors': 'true', 'proxy-cookie-path': '/ /x' });
+  const { value, warnings } = accepted({ 'ssl-passthrough': 'true' });
   assert.deepEqual(value, DEFAULT_ANNOTATIONS);
-  assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/enable-cors: not implemented yet, ignored`,
-    `annotation ${PREFIX}/proxy-cookie-path: not implemented yet, ignored`,
-  ]);
+  assert.deepEqual(warnings, [`annotation ${PREFIX}/ssl-passthrough: not implemented yet, ignored`]);
 });
 
 test("an annotation that needs a module Debian's nginx lacks is ignored with a warning naming the module", () => {

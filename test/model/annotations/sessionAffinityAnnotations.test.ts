@@ -12,6 +12,7 @@ const DEFAULT_COOKIE = {
   sameSite: undefined,
   conditionalSameSiteNone: false,
   changeOnFailure: false,
+  partitioned: false,
 };
 
 test('no affinity by default', () => {
@@ -37,6 +38,7 @@ test('every session-cookie setting', () => {
     'session-cookie-samesite': 'none',
     'session-cookie-conditional-samesite-none': 'true',
     'session-cookie-change-on-failure': 'true',
+    'session-cookie-partitioned': 'true',
   });
   assert.deepEqual(warnings, []);
   assert.deepEqual(value.balancing.affinity, {
@@ -51,6 +53,7 @@ test('every session-cookie setting', () => {
       sameSite: 'None',
       conditionalSameSiteNone: true,
       changeOnFailure: true,
+      partitioned: true,
     },
   });
 });
@@ -68,6 +71,7 @@ test('affinity settings refuse values that could break or extend the Set-Cookie 
     'session-cookie-secure': ['yes'],
     'session-cookie-conditional-samesite-none': ['on'],
     'session-cookie-change-on-failure': ['1x'],
+    'session-cookie-partitioned': ['yes', 'Partitioned', 'true; Domain=evil.example'],
   };
   for (const [name, values] of Object.entries(invalid)) {
     for (const text of values) {
@@ -116,8 +120,17 @@ test('risk levels as ingress-nginx: the mode and the cookie name, path, domain a
       'session-cookie-samesite': 'None',
       'session-cookie-conditional-samesite-none': 'true',
       'session-cookie-change-on-failure': 'true',
+      'session-cookie-partitioned': 'true',
     },
     lowRisk,
   );
   assert.equal(value.balancing.affinity?.cookie.secure, true);
+  assert.equal(value.balancing.affinity?.cookie.partitioned, true);
+});
+
+test('session-cookie-partitioned: false by default, ignored with a warning without affinity', () => {
+  assert.equal(accepted({ affinity: 'cookie', 'session-cookie-partitioned': 'false' }).value.balancing.affinity?.cookie.partitioned, false);
+  assert.deepEqual(accepted({ 'session-cookie-partitioned': 'true' }).warnings, [
+    `annotation ${PREFIX}/session-cookie-partitioned: ignored: it has no effect without affinity: "cookie"`,
+  ]);
 });

@@ -11,6 +11,7 @@ import { captureTemplate, describeValue, ifEquals, literal, raw, template, text,
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
+import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { renderCustomHeaders, renderResponseRewrites, withUpstreamHeaders } from './renderHeaders.js';
@@ -94,6 +95,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   const backend = location.backend === undefined ? undefined : scope.backends.get(location.backend);
   setLocationLogVariables(body, location, backend);
   renderLocationLogs(body, location.annotations.logs);
+  renderCorsPreflight(body, location, server, scope);
   renderIpAccess(body, location.annotations.ipAccess);
   renderLocationRateLimits(body, location, scope);
   // nginx takes one access_by_lua block per location: basic auth's and auth-keepalive's checks share it, in this order.
@@ -101,6 +103,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   renderAuthentication(body, location.annotations, accessChecks);
   if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
   renderExternalAuthCheck(body, location, server, scope, accessChecks);
+  renderCorsHeaders(body, location, server, scope);
   if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);

@@ -9,6 +9,7 @@ import { filePath, literal, raw, type Argument } from './arguments.js';
 import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode } from './configBuilder.js';
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
+import { renderCorsMaps } from './renderCors.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
@@ -69,6 +70,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));
     for (const name of backendTlsUpstreams(configuration)) http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings, name));
     renderExternalAuthHttp(http, scope);
+    renderCorsMaps(http, scope);
     renderServers(http, scope);
     renderNoEndpointsServer(http, context, settings);
   });
