@@ -2,6 +2,7 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { Redirects } from './annotations/redirectAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -62,6 +63,8 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `app-root`, `permanent-redirect`, `temporal-redirect` and the redirect options (redirectAnnotations.ts); unset: none. */
+  redirects?: Redirects;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

@@ -15,6 +15,7 @@ import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
+import { redirectAnnotations } from './redirectAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
@@ -38,6 +39,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  redirects: redirectAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -98,6 +98,7 @@ export function parseIngressAnnotations(
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
+        ...optional('redirects', location.redirects.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -19,16 +19,8 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
   {
     risks: {
       // rewrite and redirects
-      'app-root': 'Medium',
-      'preserve-trailing-slash': 'Medium',
-      'permanent-redirect': 'Medium',
-      'permanent-redirect-code': 'Low',
-      'temporal-redirect': 'Medium',
-      'temporal-redirect-code': 'Low',
       'from-to-www-redirect': 'Low',
-      'relative-redirects': 'Low',
       'x-forwarded-prefix': 'Medium',
-      'use-port-in-redirects': 'Low',
       'upstream-vhost': 'Low',
       // proxy tuning
       'proxy-buffer-size': 'Low',

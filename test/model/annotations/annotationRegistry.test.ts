@@ -110,6 +110,14 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'auth-keepalive-requests': 'Low',
     'auth-keepalive-timeout': 'Low',
     'auth-keepalive-share-vars': 'Low',
+    'app-root': 'Medium',
+    'permanent-redirect': 'Medium',
+    'permanent-redirect-code': 'Low',
+    'temporal-redirect': 'Medium',
+    'temporal-redirect-code': 'Low',
+    'relative-redirects': 'Low',
+    'preserve-trailing-slash': 'Medium',
+    'use-port-in-redirects': 'Low',
   });
 });
 
