@@ -176,6 +176,8 @@ const KEYWORDS = [
   'TLSv1.3',
   // limit_req: a burst is served at once, not spread over time.
   'nodelay',
+  // app-root's `if ($uri = /)` (renderRedirects.ts).
+  '/',
   'debug',
   'info',
   'notice',

@@ -9,6 +9,7 @@ import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
+import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
@@ -50,6 +51,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     }
     setLogVariableDefaults(block);
     if (isDefault) renderPendingRoutes(block, scope);
+    renderAppRoot(block, server, scope);
     renderLocations(block, server, scope);
   });
 }

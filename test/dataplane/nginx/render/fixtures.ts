@@ -39,6 +39,7 @@ export interface AnnotationOverrides {
   backendTls?: LocationAnnotations['backendTls'];
   basicAuth?: LocationAnnotations['basicAuth'];
   satisfy?: LocationAnnotations['satisfy'];
+  redirects?: LocationAnnotations['redirects'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -51,6 +52,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     ...(overrides.backendTls === undefined ? {} : { backendTls: overrides.backendTls }),
     ...(overrides.basicAuth && { basicAuth: overrides.basicAuth }),
     ...(overrides.satisfy !== undefined && { satisfy: overrides.satisfy }),
+    ...(overrides.redirects && { redirects: overrides.redirects }),
   };
 }
 
