@@ -156,3 +156,17 @@ describe('the HTTPS redirect', () => {
     await expectOutcome('https', '/a', '308 https://front.example/a', { 'X-Forwarded-Host': 'front.example' });
   });
 });
+
+// Last: it changes what every host of this Portico answers.
+describe("the ConfigMap's relative-redirects", () => {
+  test('turns absolute_redirect off everywhere, whatever the annotation says', async () => {
+    await expectOutcome('absolute', '/', `301 http://${hostOf('absolute')}/new-location`);
+    await cluster.core.replaceNamespacedConfigMap({
+      name: SETTINGS_NAME,
+      namespace: cluster.namespace,
+      body: { metadata: { name: SETTINGS_NAME }, data: { 'use-forwarded-headers': 'true', 'relative-redirects': 'true' } },
+    });
+    await expectOutcome('absolute', '/', '301 /new-location');
+    await expectOutcome('with-port', '/', '301 /new-location');
+  });
+});

@@ -46,7 +46,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('ssl_session_cache', raw.keyword('shared:SSL:10m'));
 
   renderVariables(http, settings);
-  renderRedirectDefaults(http);
+  renderRedirectDefaults(http, settings);
 }
 
 function renderLogging(http: ConfigBuilder, settings: GlobalSettings, context: RenderContext): void {

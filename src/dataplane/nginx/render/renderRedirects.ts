@@ -5,6 +5,7 @@
 // in the rewrite phase, in this order), so neither reaches the backend nor an
 // access check. Locations without these annotations get nothing from here.
 import type { Redirects } from '../../../model/annotations/redirectAnnotations.js';
+import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import type { Server } from '../../../model/types.js';
 import { ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
@@ -16,11 +17,14 @@ const REQUEST_URI_WITHOUT_TRAILING_SLASH = '$redirect_request_uri';
 
 /**
  * In the http block: nginx's own absolute redirects leave out the port unless
- * a location asks for it (as ingress-nginx), and the variable the HTTPS
- * redirect uses (a map is evaluated only when a redirect reads it).
+ * a location asks for it (as ingress-nginx), relative ones stay relative with
+ * the ConfigMap's relative-redirects (a location's `false` cannot undo it, as
+ * there), and the variable the HTTPS redirect uses (a map is evaluated only
+ * when a redirect reads it).
  */
-export function renderRedirectDefaults(http: ConfigBuilder): void {
+export function renderRedirectDefaults(http: ConfigBuilder, settings: GlobalSettings): void {
   http.directive('port_in_redirect', raw.keyword('off'));
+  if (settings.relativeRedirects) http.directive('absolute_redirect', raw.keyword('off'));
   http.block('map', [raw.variable('$request_uri'), raw.variable(REQUEST_URI_WITHOUT_TRAILING_SLASH)], (map) => {
     map.entry(literal('~^(.*)/$'), template('$1'));
     map.entry(raw.keyword('default'), raw.variable('$request_uri'));

@@ -92,6 +92,19 @@ describe('redirect annotations in nginx.conf', () => {
     ]);
   });
 
+  test("the ConfigMap's relative-redirects: absolute_redirect off in the http block", () => {
+    const render = (relativeRedirects: boolean): string[][] =>
+      argsOf(
+        only(
+          parseNginxConf(renderNginxConf(configuration({ servers: [server('_', [])], settings: { relativeRedirects } }), testContext())),
+          'http',
+        ),
+        'absolute_redirect',
+      );
+    assert.deepEqual(render(false), []);
+    assert.deepEqual(render(true), [['off']]);
+  });
+
   test('refuses a status code outside 300-308', () => {
     for (const code of [299, 309, 1.5]) {
       assert.throws(() => hostTree({ redirect: { code, url: 'http://x' } }), /invalid redirect code/);
