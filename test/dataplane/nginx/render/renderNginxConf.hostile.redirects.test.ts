@@ -1,6 +1,6 @@
 // Hostile values in the string fields of the redirect annotations (permanent/temporal-redirect's
-// URL, app-root): see renderNginxConf.hostile.test.ts. The model admits neither
-// (redirectAnnotations.ts); the renderer must still keep each one argument.
+// URL, app-root): see renderNginxConf.hostile.test.ts. The model admits only the
+// ones made of URL characters (redirectAnnotations.ts); the renderer must still keep each one argument.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Redirects } from '../../../../src/model/annotations/redirectAnnotations.js';
@@ -25,9 +25,11 @@ function scenario(values: readonly string[], redirects: (value: string) => Redir
   });
 }
 
-/** A directive only a value breaking out of its argument could have written. */
+/** A directive HOSTILE_STRINGS would add (`ssl_engine /tmp/evil.so`, `include /etc/passwd`, `load_module y`) if one broke out of its argument. */
 const injected = (directive: ParsedDirective): boolean =>
-  directive.name === 'ssl_engine' || directive.args.some((arg) => ['/etc/passwd', 'y', '/tmp/evil.so'].includes(arg));
+  directive.name === 'ssl_engine' ||
+  (directive.name === 'include' && directive.args[0] === '/etc/passwd') ||
+  (directive.name === 'load_module' && directive.args[0] === 'y');
 
 const redirectTo = (url: string): Redirects => ({ redirect: { code: 301, url } });
 
