@@ -10,6 +10,7 @@ import type { FastCgi } from './annotations/fastCgiAnnotations.js';
 import type { HostServerSnippet } from './hostServerSnippet.js';
 import type { LogAnnotations } from './annotations/logAnnotations.js';
 import type { HostTlsCiphers, TlsCipherAnnotations } from './annotations/tlsCipherAnnotations.js';
+import type { Redirects } from './annotations/redirectAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
 import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
@@ -98,6 +99,8 @@ export interface LocationAnnotations {
   logs?: LogAnnotations;
   /** `enable-cors` and the `cors-*` annotations (corsAnnotations.ts); undefined without `enable-cors: "true"`. */
   cors?: Cors;
+  /** `app-root`, `permanent-redirect`, `temporal-redirect` and the redirect options (redirectAnnotations.ts); unset: none. */
+  redirects?: Redirects;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */

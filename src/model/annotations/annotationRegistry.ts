@@ -24,6 +24,7 @@ import { proxyAnnotations } from './proxyAnnotations.js';
 import { proxyTuningAnnotations } from './proxyTuningAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { responseRewriteAnnotations } from './responseRewriteAnnotations.js';
+import { redirectAnnotations } from './redirectAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
@@ -62,6 +63,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   tlsCiphers: tlsCipherAnnotations,
   logs: logAnnotations,
   cors: corsAnnotations,
+  redirects: redirectAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

@@ -110,6 +110,7 @@ export function parseIngressAnnotations(
         ...optional('tlsCiphers', location.tlsCiphers.resolve(values, settings)),
         ...optional('logs', location.logs.resolve(values, settings)),
         ...optional('cors', location.cors.resolve(values, settings)),
+        ...optional('redirects', location.redirects.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

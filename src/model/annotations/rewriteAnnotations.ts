@@ -1,5 +1,5 @@
 // rewrite-target, use-regex, ssl-redirect and force-ssl-redirect (ingress-nginx's
-// "rewrite" group; app-root and preserve-trailing-slash are not implemented yet).
+// "rewrite" group; its app-root and preserve-trailing-slash are in redirectAnnotations.ts).
 import { parseBoolean, patternParser, type ValueParser } from '../settings/valueSyntax.js';
 import type { LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';

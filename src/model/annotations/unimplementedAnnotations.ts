@@ -19,15 +19,7 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
   {
     risks: {
       // rewrite and redirects
-      'app-root': 'Medium',
-      'preserve-trailing-slash': 'Medium',
-      'permanent-redirect': 'Medium',
-      'permanent-redirect-code': 'Low',
-      'temporal-redirect': 'Medium',
-      'temporal-redirect-code': 'Low',
       'from-to-www-redirect': 'Low',
-      'relative-redirects': 'Low',
-      'use-port-in-redirects': 'Low',
       // proxy tuning
       // frontend TLS
       'ssl-passthrough': 'Low',

@@ -92,6 +92,8 @@ export interface GlobalSettings {
   httpRedirectCode: 301 | 302 | 307 | 308;
   /** no-tls-redirect-locations */
   noTlsRedirectLocations: string[];
+  /** relative-redirects: `absolute_redirect off` for every server (renderRedirects.ts) */
+  relativeRedirects: boolean;
   /** hsts */
   hsts: boolean;
   /** hsts-max-age (seconds) */
@@ -216,6 +218,7 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   forceSslRedirect: false,
   httpRedirectCode: 308,
   noTlsRedirectLocations: ['/.well-known/acme-challenge'],
+  relativeRedirects: false,
   hsts: true,
   hstsMaxAge: 31536000,
   hstsIncludeSubdomains: true,

@@ -160,6 +160,7 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   forceSslRedirect: { key: 'force-ssl-redirect', parse: parseBoolean },
   httpRedirectCode: { key: 'http-redirect-code', parse: parseRedirectCode },
   noTlsRedirectLocations: { key: 'no-tls-redirect-locations', parse: listParser(',', parseUrlPath, 'paths') },
+  relativeRedirects: { key: 'relative-redirects', parse: parseBoolean },
   hsts: { key: 'hsts', parse: parseBoolean },
   hstsMaxAge: { key: 'hsts-max-age', parse: parseNonNegativeInteger },
   hstsIncludeSubdomains: { key: 'hsts-include-subdomains', parse: parseBoolean },

@@ -147,6 +147,14 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'cors-expose-headers': 'Medium',
     'cors-allow-credentials': 'Low',
     'cors-max-age': 'Low',
+    'app-root': 'Medium',
+    'permanent-redirect': 'Medium',
+    'permanent-redirect-code': 'Low',
+    'temporal-redirect': 'Medium',
+    'temporal-redirect-code': 'Low',
+    'relative-redirects': 'Low',
+    'preserve-trailing-slash': 'Medium',
+    'use-port-in-redirects': 'Low',
   });
 });
 

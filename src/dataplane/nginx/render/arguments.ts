@@ -189,6 +189,8 @@ const KEYWORDS = [
   'nodelay',
   // fastcgi_param: a parameter left out when its value is empty (renderFastCgi.ts).
   'if_not_empty',
+  // app-root's `if ($uri = /)` (renderRedirects.ts).
+  '/',
   'debug',
   'info',
   'notice',

@@ -6,6 +6,7 @@ import { DOLLAR_VARIABLE, describeValue, filePath, literal, raw, template, text,
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
+import { renderRedirectDefaults } from './renderRedirects.js';
 import { serverNamesHashSizes } from './serverNames.js';
 import { HttpVariable } from './variables.js';
 
@@ -47,6 +48,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('ssl_session_cache', raw.keyword('shared:SSL:10m'));
 
   renderVariables(http, settings);
+  renderRedirectDefaults(http, settings);
 }
 
 function renderLogging(http: ConfigBuilder, settings: GlobalSettings, context: RenderContext): void {
@@ -110,9 +112,10 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
     defineMap(http, literal(''), HttpVariable.bestHttpHost, raw.variable(HttpVariable.thisHost), undefined);
   }
 
-  // Redirects name the HTTPS port themselves, so drop the port of the host: `example.com`, `[::1]`.
+  // Redirects name the HTTPS port themselves, so drop the port of the host: `example.com`, `[::1]`;
+  // of an X-Forwarded-Host list, the first host (as ingress-nginx's parse_x_forwarded_host).
   http.block('map', [raw.variable(HttpVariable.bestHttpHost), raw.variable(HttpVariable.redirectHost)], (map) => {
-    map.entry(literal('~^(\\[[^\\]]*\\]|[^:]+)'), template('$1'));
+    map.entry(literal('~^(\\[[^\\]]*\\]|[^:,]+)'), template('$1'));
     map.entry(raw.keyword('default'), raw.variable(HttpVariable.bestHttpHost));
   });
 

@@ -7,7 +7,7 @@ import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } 
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
-import { captureTemplate, describeValue, ifEquals, literal, raw, template, text, type Argument } from './arguments.js';
+import { captureTemplate, describeValue, ifEquals, literal, raw, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
@@ -31,6 +31,7 @@ import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import { renderLocationLogs } from './renderLocationLogs.js';
+import { httpsRedirectLocation, renderLocationRedirects } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLocationLogVariables } from './variables.js';
 
@@ -101,7 +102,8 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   // nginx takes one access_by_lua block per location: basic auth's and auth-keepalive's checks share it, in this order.
   const accessChecks: LuaCall[] = [];
   renderAuthentication(body, location.annotations, accessChecks);
-  if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, scope);
+  renderLocationRedirects(body, location.annotations.redirects);
+  if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, location, scope);
   renderExternalAuthCheck(body, location, server, scope, accessChecks);
   renderCorsHeaders(body, location, server, scope);
   if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
@@ -137,13 +139,11 @@ function redirectsToHttps(location: Location, server: Server, settings: GlobalSe
 
 const REDIRECT_CODES: ReadonlySet<number> = new Set([301, 302, 307, 308]);
 
-function renderHttpsRedirect(body: ConfigBuilder, scope: RenderScope): void {
+function renderHttpsRedirect(body: ConfigBuilder, location: Location, scope: RenderScope): void {
   const code = scope.configuration.settings.httpRedirectCode;
   if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
-  const httpsPort = scope.context.ports.https;
-  const port = httpsPort === 443 ? '' : `:${raw.integer(httpsPort).token}`;
   body.block('if', ifEquals(HttpVariable.passAccessScheme, 'http'), (branch) => {
-    branch.directive('return', raw.integer(code), template(`https://${HttpVariable.redirectHost}${port}$request_uri`));
+    branch.directive('return', raw.integer(code), httpsRedirectLocation(location.annotations.redirects, scope.context.ports.https));
   });
 }
 

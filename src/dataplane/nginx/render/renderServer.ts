@@ -11,6 +11,7 @@ import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderTlsCiphers } from './renderTlsCiphers.js';
+import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
 import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
@@ -55,6 +56,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     setLogVariableDefaults(block);
     if (isDefault) renderPendingRoutes(block, scope);
     renderServerSnippet(block, server, scope);
+    renderAppRoot(block, server, scope);
     renderLocations(block, server, scope);
     renderErrorPageLocations(block, server, scope);
   });

@@ -41,6 +41,7 @@ export interface AnnotationOverrides {
   satisfy?: LocationAnnotations['satisfy'];
   proxyTuning?: LocationAnnotations['proxyTuning'];
   nextUpstream?: LocationAnnotations['nextUpstream'];
+  redirects?: LocationAnnotations['redirects'];
 }
 
 export function annotations(overrides: AnnotationOverrides = {}): LocationAnnotations {
@@ -55,6 +56,7 @@ export function annotations(overrides: AnnotationOverrides = {}): LocationAnnota
     ...(overrides.satisfy !== undefined && { satisfy: overrides.satisfy }),
     ...(overrides.proxyTuning !== undefined && { proxyTuning: overrides.proxyTuning }),
     ...(overrides.nextUpstream !== undefined && { nextUpstream: overrides.nextUpstream }),
+    ...(overrides.redirects && { redirects: overrides.redirects }),
   };
 }
 

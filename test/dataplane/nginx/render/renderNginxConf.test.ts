@@ -536,7 +536,7 @@ describe('locations', () => {
       {
         name: 'if',
         args: ['($pass_access_scheme', '=', 'http)'],
-        children: [{ name: 'return', args: ['308', 'https://$redirect_host$request_uri'] }],
+        children: [{ name: 'return', args: ['308', 'https://$redirect_host$redirect_request_uri'] }],
       },
     ]);
     assert.deepEqual(redirectIf(locationOf(tls, '=', '/.well-known/acme-challenge/abc')), []);
@@ -554,7 +554,7 @@ describe('locations', () => {
     );
     assert.deepEqual(redirectIf(locationOf(plain, '/')), []);
     assert.deepEqual(argsOf(redirectIf(locationOf(plain, '=', '/forced'))[0] ?? { name: '', args: [] }, 'return'), [
-      ['308', 'https://$redirect_host:8443$request_uri'],
+      ['308', 'https://$redirect_host$redirect_request_uri'],
     ]);
   });
 
