@@ -9,6 +9,7 @@ import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { withHostAliases } from './hostAliases.js';
 import { hostClientCertificates } from './hostClientCertificates.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
@@ -104,6 +105,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       settings: input.settings,
       secretFiles,
       problems,
+      endpointGuard: input.endpoints.guard,
     });
     for (const rulePath of rulePaths(ingress)) {
       serverFor(rulePath.host, rootBackend, ref).locations.push({
@@ -139,10 +141,11 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       locations: finalizeLocations(server.hostname, server.locations, problems),
       ...hostClientCertificates(server.locations),
     }));
+  const named = withHostAliases(finished, ordered, certificates, problems);
 
   return {
     configuration: {
-      servers: finished,
+      servers: named,
       backends: backends.finish(problems, warnings),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),

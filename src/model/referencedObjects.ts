@@ -10,7 +10,9 @@ import { resolveBasicAuthSecret } from './basicAuthSecret.js';
 import type { ModelInput } from './buildConfiguration.js';
 import { resolveClientCertificateSecret } from './clientCertificateSecret.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
+import { resolveMirrorTarget } from './mirrorTargetGuard.js';
 import type { SecretFileSet } from './secretFiles.js';
+import type { EndpointGuard } from './selfAddress.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
 
@@ -21,6 +23,8 @@ export interface ReferenceContext {
   /** Where material nginx must read from a file goes. */
   secretFiles: SecretFileSet;
   problems: IngressProblem[];
+  /** Portico's own addresses and ports, which no annotation may send requests to. */
+  endpointGuard: EndpointGuard;
 }
 
 /** A resolver of one annotation group: its part of `annotations` with what it names looked up. */
@@ -32,6 +36,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveClientCertificateSecret,
   resolveBackendTls,
   resolveAuthProxySetHeaders,
+  resolveMirrorTarget,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

@@ -2,6 +2,8 @@
 // what the data plane renders. Plain data (JSON-serialisable, sorted), so two
 // configurations compare exactly and cheaply, and nothing here knows nginx
 // syntax or Kubernetes clients.
+import type { HostAlias } from './annotations/serverAliasAnnotations.js';
+import type { Mirror } from './annotations/mirrorAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 
@@ -62,6 +64,12 @@ export interface LocationAnnotations {
   basicAuth?: BasicAuth;
   /** `satisfy`: `any` lets the address filters or the authentication suffice; `all` (nginx's default) needs both. */
   satisfy?: 'any' | 'all';
+  /** `server-alias`: more names for the Ingress's hosts (the Server's aliases, hostAliases.ts). */
+  serverAlias?: string[];
+  /** `from-to-www-redirect: "true"`: the host's www twin redirects to it (the Server's wwwRedirect, hostAliases.ts). */
+  fromToWwwRedirect?: true;
+  /** `mirror-target` and its group: a copy of every request goes there (mirrorAnnotations.ts). */
+  mirror?: Mirror;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -368,6 +376,10 @@ export interface Server {
   locations: Location[];
   /** `auth-tls-*` for the whole host (hostClientCertificates.ts); absent: no client certificates asked for. */
   clientCertificates?: HostClientCertificates;
+  /** `server-alias`: more names answered as this host (hostAliases.ts); absent: none. */
+  aliases?: HostAlias[];
+  /** `from-to-www-redirect`: the name whose server redirects to this host (hostAliases.ts); absent: none. */
+  wwwRedirect?: HostAlias;
 }
 
 export interface Endpoint {

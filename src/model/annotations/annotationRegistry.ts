@@ -10,13 +10,16 @@ import { basicAuthAnnotations } from './basicAuthAnnotations.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { clientCertificateAnnotations } from './clientCertificateAnnotations.js';
 import { externalAuthAnnotations } from './externalAuthAnnotations.js';
+import { fromToWwwRedirectAnnotations } from './fromToWwwRedirectAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
+import { mirrorAnnotations } from './mirrorAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
 import { rateLimitAnnotations } from './rateLimitAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
+import { serverAliasAnnotations } from './serverAliasAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
@@ -38,6 +41,9 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   externalAuth: externalAuthAnnotations,
   basicAuth: basicAuthAnnotations,
   satisfy: satisfyAnnotations,
+  serverAlias: serverAliasAnnotations,
+  fromToWwwRedirect: fromToWwwRedirectAnnotations,
+  mirror: mirrorAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

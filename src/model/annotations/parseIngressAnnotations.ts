@@ -98,6 +98,9 @@ export function parseIngressAnnotations(
         ...optional('externalAuth', location.externalAuth.resolve(values, settings)),
         ...optional('basicAuth', location.basicAuth.resolve(values, settings)),
         ...optional('satisfy', location.satisfy.resolve(values, settings)),
+        ...optional('serverAlias', location.serverAlias.resolve(values, settings)),
+        ...optional('fromToWwwRedirect', location.fromToWwwRedirect.resolve(values, settings)),
+        ...optional('mirror', location.mirror.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

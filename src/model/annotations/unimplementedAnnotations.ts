@@ -25,7 +25,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'permanent-redirect-code': 'Low',
       'temporal-redirect': 'Medium',
       'temporal-redirect-code': 'Low',
-      'from-to-www-redirect': 'Low',
       'relative-redirects': 'Low',
       'x-forwarded-prefix': 'Medium',
       'use-port-in-redirects': 'Low',
@@ -67,11 +66,6 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
       'custom-headers': 'Medium',
       'disable-proxy-intercept-errors': 'Low',
       'default-backend': 'Low',
-      // hosts and mirroring
-      'server-alias': 'High',
-      'mirror-target': 'High',
-      'mirror-host': 'High',
-      'mirror-request-body': 'Low',
       // logs
       'enable-access-log': 'Low',
       'enable-rewrite-log': 'Low',

@@ -20,6 +20,7 @@ import {
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
+import { renderMirror } from './renderMirror.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
@@ -102,6 +103,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
+    renderMirror(body, location);
     renderProxy(body, location, backend, scope);
     renderClientCertificateHeaders(body, server, upstreamProtocol(location.annotations.backendProtocol).module);
   }
