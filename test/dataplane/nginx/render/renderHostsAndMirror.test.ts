@@ -8,7 +8,7 @@ import type { Configuration, Location, Server } from '../../../../src/model/type
 import { configuration, location, server } from './fixtures.js';
 import { context, web } from './hostileValues.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, locationOf, serverNamed, servers } from './parsedTree.js';
+import { allDirectives, argsOf, locationOf, named, serverNamed, servers } from './parsedTree.js';
 
 const MIRROR: Mirror = {
   target: { scheme: 'http', host: '10.0.0.9', port: 8080, path: '/copy$request_uri' },
@@ -48,17 +48,17 @@ test("the www redirect server answers the ConfigMap's redirect code to the host,
     [[], ['ssl', 'http2']],
   );
   assert.deepEqual(argsOf(redirect, 'set').at(-1), ['$www_redirect_uri', '$request_uri']);
-  const trim = redirect.children.find((node) => node.name === 'if');
+  const trim = (redirect.children ?? []).find((node) => node.name === 'if');
   assert.deepEqual(trim?.args, ['(', '$request_uri', '~', '^(.*)/$', ')']);
   assert.deepEqual(argsOf(redirect, 'return'), [['308', '$pass_access_scheme://a.example:$pass_server_port$www_redirect_uri']]);
-  assert.equal(named(redirect, 'location').length, 0);
+  assert.equal(named(redirect.children, 'location').length, 0);
 });
 
 test('a mirrored location copies each request to one internal location per distinct mirror of the server', () => {
   const other: Mirror = { ...MIRROR, requestBody: false };
   const host = server('a.example', [withMirror(MIRROR, '/'), withMirror(MIRROR, '/same'), withMirror(other, '/nobody')]);
   const block = serverNamed(render(host), 'a.example');
-  const internals = block.children.filter(
+  const internals = (block.children ?? []).filter(
     (node) => node.name === 'location' && node.args[0] === '=' && node.args[1]?.startsWith('/_mirror-'),
   );
   assert.equal(internals.length, 2);
@@ -88,7 +88,3 @@ test('without these annotations nothing new is rendered', () => {
   assert.equal(servers(tree).filter((block) => argsOf(block, 'server_name')[0]?.[0] === 'www.a.example').length, 0);
   assert.deepEqual(argsOf(serverNamed(tree, 'a.example'), 'server_name'), [['a.example']]);
 });
-
-function named(block: ReturnType<typeof serverNamed>, name: string) {
-  return block.children.filter((node) => node.name === name);
-}

@@ -26,7 +26,7 @@ const mirrored = (mirror: Mirror): Server => {
 
 const mirrorLocation = (host: Server): ParsedDirective => {
   const block = serverMatching(tree(host), 'a.example.com');
-  const found = block.children.find((node) => node.name === 'location' && node.args[1]?.startsWith('/_mirror-'));
+  const found = (block.children ?? []).find((node) => node.name === 'location' && node.args[1]?.startsWith('/_mirror-'));
   assert.ok(found);
   return found;
 };
