@@ -70,6 +70,20 @@ function until(hostname: string, check: (result: HttpResult) => void, request: R
 
 const status = (expected: number) => (result: HttpResult) => assert.equal(result.status, expected, result.body.slice(0, 200));
 
+/** Right after a reload an old nginx worker may still take a connection, so every answer of the new configuration is waited for. */
+const redirectsTo = (location: string) => (result: HttpResult) => {
+  status(308)(result);
+  assert.equal(result.headers.location, location);
+};
+
+/** An echo answer of `service` with `body` echoed. */
+const echoes = (service: string, body: string) => (result: HttpResult) => {
+  status(200)(result);
+  const echo = echoed(result) as ReturnType<typeof echoed> & { body?: string };
+  assert.equal(echo.service, service);
+  assert.equal(echo.body, body);
+};
+
 /** Waits for a Warning Event with `reason` on the Ingress, and returns it. */
 function untilWarning(name: string, reason: string): Promise<CoreV1Event> {
   return eventually(
@@ -129,11 +143,10 @@ describe('server-alias', () => {
 describe('from-to-www-redirect', () => {
   test('www.<host> redirects to <host> with 308, the port and the path without its trailing slash', async () => {
     await applyHost('bare', { 'from-to-www-redirect': 'true' });
-    const redirect = await until('www.bare.hosts.test', status(308), { path: '/foo/?a=1' });
-    assert.equal(redirect.headers.location, `http://bare.hosts.test:${cluster.portico.ports.http}/foo/?a=1`);
-    const root = await send('www.bare.hosts.test', { path: '/foo/' });
-    assert.equal(root.headers.location, `http://bare.hosts.test:${cluster.portico.ports.http}/foo`);
-    assert.equal((await send('www.bare.hosts.test')).headers.location, `http://bare.hosts.test:${cluster.portico.ports.http}`);
+    const origin = `http://bare.hosts.test:${cluster.portico.ports.http}`;
+    await until('www.bare.hosts.test', redirectsTo(`${origin}/foo/?a=1`), { path: '/foo/?a=1' });
+    await until('www.bare.hosts.test', redirectsTo(`${origin}/foo`), { path: '/foo/' });
+    await until('www.bare.hosts.test', redirectsTo(origin));
     assert.equal(echoed(await send(host('bare'))).service, 'echo');
   });
 
@@ -147,8 +160,7 @@ describe('from-to-www-redirect', () => {
         { 'nginx.ingress.kubernetes.io/from-to-www-redirect': 'true' },
       ),
     );
-    const redirect = await until('first.hosts.test', status(308), { path: '/x' });
-    assert.equal(redirect.headers.location, `http://www.first.hosts.test:${cluster.portico.ports.http}/x`);
+    await until('first.hosts.test', redirectsTo(`http://www.first.hosts.test:${cluster.portico.ports.http}/x`), { path: '/x' });
   });
 
   test('over HTTPS: the www name gets the certificate covering it and an https:// Location', async () => {
@@ -158,17 +170,16 @@ describe('from-to-www-redirect', () => {
       { 'from-to-www-redirect': 'true' },
       { tlsSecret: 'www-tls', tlsHosts: [host('tlsbare'), 'www.tlsbare.hosts.test'] },
     );
-    const redirect = await until(
+    await until(
       'www.tlsbare.hosts.test',
       (result) => {
-        assert.equal(result.status, 308);
+        redirectsTo(`https://tlsbare.hosts.test:${cluster.portico.ports.https}`)(result);
         assert.equal(result.certificate?.fingerprint256, certificate.fingerprint256);
       },
       { https: true, path: '/' },
     );
-    assert.equal(redirect.headers.location, `https://tlsbare.hosts.test:${cluster.portico.ports.https}`);
     // The host itself is served, not redirected.
-    assert.equal((await send(host('tlsbare'), { https: true })).status, 200);
+    await until(host('tlsbare'), status(200), { https: true });
   });
 
   test('an Ingress for the www name wins: no redirect, a Warning on the redirecting Ingress', async () => {
@@ -196,14 +207,10 @@ describe('mirror-target', () => {
   test('the mirror receives a copy with the body, the client the backend answer', async () => {
     const target = `http://${recorder.address}:${recorder.port}/copy$request_uri`;
     await applyHost('mirrored', { 'mirror-target': target, 'mirror-host': 'copy.hosts.test' });
-    const answer = echoed(await until(host('mirrored'), status(200), { method: 'POST', path: '/probe', body: 'ready' }));
-    assert.equal(answer.service, 'echo');
+    await until(host('mirrored'), echoes('echo', 'ready'), { method: 'POST', path: '/probe', body: 'ready' });
     await copiesTo('/copy/probe');
 
-    const result = await send(host('mirrored'), { method: 'POST', path: '/with-body?q=1', body: 'payload' });
-    const echo = echoed(result) as ReturnType<typeof echoed> & { body?: string };
-    assert.equal(echo.service, 'echo');
-    assert.equal(echo.body, 'payload');
+    await until(host('mirrored'), echoes('echo', 'payload'), { method: 'POST', path: '/with-body?q=1', body: 'payload' });
     const copy = await copiesTo('/copy/with-body?q=1');
     assert.deepEqual(copy, {
       method: 'POST',
@@ -217,12 +224,9 @@ describe('mirror-target', () => {
   test('mirror-request-body: off sends the copy without its body', async () => {
     const target = `http://${recorder.address}:${recorder.port}/nobody$request_uri`;
     await applyHost('unbodied', { 'mirror-target': target, 'mirror-request-body': 'off' });
-    await until(host('unbodied'), status(200), { method: 'POST', path: '/probe', body: 'ready' });
+    await until(host('unbodied'), echoes('echo', 'ready'), { method: 'POST', path: '/probe', body: 'ready' });
     await copiesTo('/nobody/probe');
-    const echo = echoed(await send(host('unbodied'), { method: 'POST', path: '/secret', body: 'payload' })) as ReturnType<typeof echoed> & {
-      body?: string;
-    };
-    assert.equal(echo.body, 'payload');
+    await until(host('unbodied'), echoes('echo', 'payload'), { method: 'POST', path: '/secret', body: 'payload' });
     const copy = await copiesTo('/nobody/secret');
     assert.equal(copy.body, '');
     assert.equal(copy.contentLength, undefined);
