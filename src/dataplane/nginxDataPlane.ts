@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
+import { allServerNames } from '../model/hostAliases.js';
 import type { EndpointGuard } from '../model/selfAddress.js';
 import { MAX_TIMER_MS, nginxTimeMs } from '../model/settings/nginxLimits.js';
 import type { Configuration } from '../model/types.js';
@@ -250,6 +251,7 @@ function refused(error: string, line: number | undefined, rendered: { config: Tr
   return origin === undefined ? { outcome: 'rejected', error } : { outcome: 'rejected', error, origin };
 }
 
+/** Every name nginx.conf has a server block for: hostnames, aliases and www redirects (those never reach the catch-all's routes). */
 function hostsOf(configuration: Configuration): ReadonlySet<string> {
-  return new Set(configuration.servers.map((server) => server.hostname));
+  return new Set(configuration.servers.flatMap(allServerNames));
 }

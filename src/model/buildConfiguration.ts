@@ -10,6 +10,7 @@ import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { withHostAliases } from './hostAliases.js';
 import { hostClientCertificates } from './hostClientCertificates.js';
 import { hostServerSnippet } from './hostServerSnippet.js';
 import { hostTlsCiphers } from './hostTlsCiphers.js';
@@ -108,6 +109,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       secretFiles,
       problems,
       backends,
+      endpointGuard: input.endpoints.guard,
     });
     for (const rulePath of rulePaths(ingress)) {
       serverFor(rulePath.host, rootBackend, ref).locations.push({
@@ -145,11 +147,12 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       ...hostServerSnippet(server.hostname, server.locations, problems),
       ...hostTlsCiphers(server.locations),
     }));
+  const named = withHostAliases(finished, ordered, certificates, problems);
 
   return {
     configuration: {
-      servers: finished,
-      backends: scopeAffinity(backends.finish(problems, warnings), finished, withAffinity(ordered)),
+      servers: named,
+      backends: scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered)),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),
       defaultCertificate,

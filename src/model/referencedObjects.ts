@@ -14,7 +14,9 @@ import { resolveDefaultBackendService } from './defaultBackendService.js';
 import { resolveCustomHeaders } from './customHeaders.js';
 import { resolveAuthProxySetHeaders } from './externalAuthHeaders.js';
 import { resolveFastCgiParams } from './fastCgiParams.js';
+import { resolveMirrorTarget } from './mirrorTargetGuard.js';
 import type { SecretFileSet } from './secretFiles.js';
+import type { EndpointGuard } from './selfAddress.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { IngressProblem, IngressRef, LocationAnnotations } from './types.js';
 
@@ -27,6 +29,8 @@ export interface ReferenceContext {
   problems: IngressProblem[];
   /** Where a Service an annotation names becomes a backend (default-backend). */
   backends: BackendTable;
+  /** Portico's own addresses and ports, which no annotation may send requests to. */
+  endpointGuard: EndpointGuard;
 }
 
 /** A resolver of one annotation group: its part of `annotations` with what it names looked up. */
@@ -41,6 +45,7 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveDefaultBackendService,
   resolveCustomHeaders,
   resolveFastCgiParams,
+  resolveMirrorTarget,
 ];
 
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {

@@ -11,6 +11,8 @@ import type { HostServerSnippet } from './hostServerSnippet.js';
 import type { LogAnnotations } from './annotations/logAnnotations.js';
 import type { HostTlsCiphers, TlsCipherAnnotations } from './annotations/tlsCipherAnnotations.js';
 import type { Redirects } from './annotations/redirectAnnotations.js';
+import type { HostAlias } from './annotations/serverAliasAnnotations.js';
+import type { Mirror } from './annotations/mirrorAnnotations.js';
 import type { ObjectReference } from './objectReference.js';
 import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
 import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
@@ -101,6 +103,12 @@ export interface LocationAnnotations {
   cors?: Cors;
   /** `app-root`, `permanent-redirect`, `temporal-redirect` and the redirect options (redirectAnnotations.ts); unset: none. */
   redirects?: Redirects;
+  /** `server-alias`: more names for the Ingress's hosts (the Server's aliases, hostAliases.ts). */
+  serverAlias?: string[];
+  /** `from-to-www-redirect: "true"`: the host's www twin redirects to it (the Server's wwwRedirect, hostAliases.ts). */
+  fromToWwwRedirect?: true;
+  /** `mirror-target` and its group: a copy of every request goes there (mirrorAnnotations.ts). */
+  mirror?: Mirror;
 }
 
 /** Basic or digest authentication against the users of a Secret (ingress-nginx's BasicDigestAuth). */
@@ -420,6 +428,10 @@ export interface Server {
   serverSnippet?: HostServerSnippet;
   /** `ssl-ciphers`, `ssl-prefer-server-ciphers` for the whole host (hostTlsCiphers.ts); absent: the ConfigMap's. */
   tlsCiphers?: HostTlsCiphers;
+  /** `server-alias`: more names answered as this host (hostAliases.ts); absent: none. */
+  aliases?: HostAlias[];
+  /** `from-to-www-redirect`: the name whose server redirects to this host (hostAliases.ts); absent: none. */
+  wwwRedirect?: HostAlias;
 }
 
 export interface Endpoint {

@@ -7,6 +7,7 @@
 // fields, which mean nothing without it).
 import type { Backend, Canary, Configuration, Endpoint, LoadBalanceAlgorithm, SessionAffinity } from '../../model/types.js';
 import { ingressNginxUpstreamName } from '../../model/backends.js';
+import { otherServerNames } from '../../model/hostAliases.js';
 import { authenticationDocument } from './basicAuthState.js';
 import { pendingRoutes } from './pendingRoutes.js';
 
@@ -68,6 +69,7 @@ export function liveStateOf(configuration: Configuration, servedHosts: ReadonlyS
   const servers: Record<string, string> = {};
   for (const server of configuration.servers) {
     if (server.certificate !== undefined) servers[server.hostname] = server.certificate;
+    for (const alias of otherServerNames(server)) if (alias.certificate !== undefined) servers[alias.hostname] = alias.certificate;
   }
   const certificates: Record<string, string> = {};
   for (const certificate of configuration.certificates) {

@@ -18,6 +18,8 @@ import { http2PushPreloadAnnotations } from './http2PushPreloadAnnotations.js';
 import { ipAccessAnnotations } from './ipAccessAnnotations.js';
 import { loadBalanceAnnotations } from './loadBalanceAnnotations.js';
 import { logAnnotations } from './logAnnotations.js';
+import { fromToWwwRedirectAnnotations } from './fromToWwwRedirectAnnotations.js';
+import { mirrorAnnotations } from './mirrorAnnotations.js';
 import { modSecurityAnnotations } from './modSecurityAnnotations.js';
 import { nextUpstreamAnnotations } from './nextUpstreamAnnotations.js';
 import { proxyAnnotations } from './proxyAnnotations.js';
@@ -28,6 +30,7 @@ import { redirectAnnotations } from './redirectAnnotations.js';
 import { rewriteAnnotations } from './rewriteAnnotations.js';
 import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
+import { serverAliasAnnotations } from './serverAliasAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
 import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
 import { tlsCipherAnnotations } from './tlsCipherAnnotations.js';
@@ -64,6 +67,9 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   logs: logAnnotations,
   cors: corsAnnotations,
   redirects: redirectAnnotations,
+  serverAlias: serverAliasAnnotations,
+  fromToWwwRedirect: fromToWwwRedirectAnnotations,
+  mirror: mirrorAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

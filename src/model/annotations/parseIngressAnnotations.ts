@@ -111,6 +111,9 @@ export function parseIngressAnnotations(
         ...optional('logs', location.logs.resolve(values, settings)),
         ...optional('cors', location.cors.resolve(values, settings)),
         ...optional('redirects', location.redirects.resolve(values, settings)),
+        ...optional('serverAlias', location.serverAlias.resolve(values, settings)),
+        ...optional('fromToWwwRedirect', location.fromToWwwRedirect.resolve(values, settings)),
+        ...optional('mirror', location.mirror.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -19,16 +19,10 @@ export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGr
   {
     risks: {
       // rewrite and redirects
-      'from-to-www-redirect': 'Low',
       // proxy tuning
       // frontend TLS
       'ssl-passthrough': 'Low',
       // errors, headers and backends
-      // hosts and mirroring
-      'server-alias': 'High',
-      'mirror-target': 'High',
-      'mirror-host': 'High',
-      'mirror-request-body': 'Low',
     },
   },
   {

@@ -362,3 +362,11 @@ export function ifEquals(variable: string, value: Keyword): Argument[] {
 export function ifNotMatches(variable: string, regex: string): Argument[] {
   return [bare('('), raw.variable(variable), bare('!~'), literal(regex), bare(')')];
 }
+
+/**
+ * The condition of an `if` block that holds when a variable matches a regex
+ * (case-sensitively; its captures are `$1`...): `( $variable ~ "regex" )`.
+ */
+export function ifMatches(variable: string, regex: string): Argument[] {
+  return [bare('('), raw.variable(variable), bare('~'), literal(regex), bare(')')];
+}

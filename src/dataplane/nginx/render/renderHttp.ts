@@ -8,6 +8,7 @@ import type { RenderContext } from './renderContext.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
 import { serverNamesHashSizes } from './serverNames.js';
+import { allServerNames } from '../../../model/hostAliases.js';
 import { HttpVariable } from './variables.js';
 
 export const ACCESS_LOG_FORMAT = 'upstreaminfo';
@@ -18,7 +19,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('default_type', raw.keyword('text/html'));
   http.directive('server_tokens', onOff(settings.serverTokens));
 
-  const hashSizes = serverNamesHashSizes(configuration.servers.map((server) => server.hostname));
+  const hashSizes = serverNamesHashSizes(configuration.servers.flatMap(allServerNames));
   http.directive('server_names_hash_bucket_size', raw.integer(hashSizes.bucketSize));
   http.directive('server_names_hash_max_size', raw.integer(hashSizes.maxSize));
 

@@ -24,6 +24,7 @@ import {
   renderPendingRouteHook,
 } from './renderLua.js';
 import { renderFastCgi } from './renderFastCgi.js';
+import { renderMirror } from './renderMirror.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { proxyHttpVersion, renderLocationProxyTuning } from './renderProxyTuning.js';
 import { renderAuthentication } from './renderAuthentication.js';
@@ -116,6 +117,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
 
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
+    renderMirror(body, location);
     renderProxy(body, location, backend, scope);
     const { module } = upstreamProtocol(location.annotations.backendProtocol);
     // FastCGI has no request headers of nginx's making (the client's reach it as HTTP_* parameters).

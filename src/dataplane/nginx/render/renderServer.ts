@@ -9,19 +9,24 @@ import { renderErrorPageLocations } from './renderErrorPages.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
+import { renderMirrorLocations } from './renderMirror.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderTlsCiphers } from './renderTlsCiphers.js';
 import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
-import { CATCH_ALL_HOSTNAME, serverNameArgument } from './serverNames.js';
+import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
+import { renderWwwRedirectServer } from './renderWwwRedirect.js';
 
 export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   const catchAlls = scope.configuration.servers.filter((server) => server.hostname === CATCH_ALL_HOSTNAME);
   // nginx refuses two default servers on one port.
   if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
-  for (const server of scope.configuration.servers) renderServer(http, server, scope);
+  for (const server of scope.configuration.servers) {
+    renderServer(http, server, scope);
+    renderWwwRedirectServer(http, server, scope, (block) => renderListens(block, scope, []));
+  }
   renderDefaultPortServer(http, scope.context);
   renderStatusServer(http, scope.context, scope.configuration.settings);
   renderConfigurationServer(http, scope.context, scope.configuration.settings);
@@ -31,14 +36,10 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
   const { context, configuration } = scope;
   const isDefault = server.hostname === CATCH_ALL_HOSTNAME;
   const defaultServer = isDefault ? [raw.keyword('default_server')] : [];
-  const http2 = configuration.settings.useHttp2 ? [raw.keyword('http2')] : [];
 
   http.block('server', [], (block) => {
-    for (const address of listenAddresses(context)) {
-      block.directive('listen', raw.listen(address, context.ports.http), ...defaultServer);
-      block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...defaultServer);
-    }
-    block.directive('server_name', serverNameArgument(server.hostname));
+    renderListens(block, scope, defaultServer);
+    block.directive('server_name', ...serverNameArguments(server));
     // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
@@ -57,9 +58,20 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     if (isDefault) renderPendingRoutes(block, scope);
     renderServerSnippet(block, server, scope);
     renderAppRoot(block, server, scope);
+    renderMirrorLocations(block, server, scope);
     renderLocations(block, server, scope);
     renderErrorPageLocations(block, server, scope);
   });
+}
+
+/** HTTP and HTTPS on each listen address. */
+function renderListens(block: ConfigBuilder, scope: RenderScope, defaultServer: readonly Argument[]): void {
+  const { context, configuration } = scope;
+  const http2 = configuration.settings.useHttp2 ? [raw.keyword('http2')] : [];
+  for (const address of listenAddresses(context)) {
+    block.directive('listen', raw.listen(address, context.ports.http), ...defaultServer);
+    block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...defaultServer);
+  }
 }
 
 /** Each configured address, or one listen per port for all addresses. */

@@ -4,6 +4,7 @@
 // through an anchored regex with every character escaped, so it stays exact.
 import { isDnsName, literal, type Argument } from './arguments.js';
 import { escapeRegex } from './regex.js';
+import type { Server } from '../../../model/types.js';
 
 /** The model's catch-all server. */
 export const CATCH_ALL_HOSTNAME = '_';
@@ -20,6 +21,11 @@ export function serverNameArgument(hostname: string): Argument {
     return literal(`~^[^.]+\\.${escapeRegex(hostname.slice(WILDCARD_PREFIX.length))}$`);
   }
   return literal(`~^${escapeRegex(hostname)}$`);
+}
+
+/** The server_name arguments of a server: its hostname, then its aliases (server-alias). */
+export function serverNameArguments(server: Server): Argument[] {
+  return [server.hostname, ...(server.aliases ?? []).map((alias) => alias.hostname)].map(serverNameArgument);
 }
 
 /** The hostname when nginx stores it as an exact name (in its server names hash), else undefined. */
