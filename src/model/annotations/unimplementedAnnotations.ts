@@ -17,13 +17,8 @@ export interface UnimplementedAnnotationGroup {
 
 export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGroup[] = [
   {
-    risks: {
-      // rewrite and redirects
-      // proxy tuning
-      // frontend TLS
-      'ssl-passthrough': 'Low',
-      // errors, headers and backends
-    },
+    // SSL passthrough comes with the TCP and UDP services (issue 17): until then the host's TLS is terminated.
+    risks: { 'ssl-passthrough': 'Low' },
   },
   {
     // Debian 12 packages no OpenTelemetry module for nginx (ingress-nginx builds its own).
