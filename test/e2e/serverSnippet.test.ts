@@ -97,6 +97,21 @@ describe('server-snippet', () => {
     await untilServed('app', '/newer', 'older');
   });
 
+  test('a snippet of several lines (a YAML block) has each line applied; a bad second line is contained to its Ingress', async () => {
+    await applyIngress(
+      cluster,
+      snippetIngress('multi', 'multi', '/', 'add_header X-Server-Snippet "multi" always;\n\tadd_header X-Second "2" always;\n'),
+    );
+    await untilServed('multi', '/', 'multi');
+    assert.equal((await send('multi')).headers['x-second'], '2');
+    await applyIngress(
+      cluster,
+      snippetIngress('multibad', 'multibad', '/', 'add_header X-Server-Snippet "a" always;\nbogus_second_line on;'),
+    );
+    await waitForEvent('multibad', 'Rejected', /unknown directive "bogus_second_line"/);
+    await untilServed('multi', '/', 'multi');
+  });
+
   test("a snippet nginx refuses is contained to its Ingress: nginx's message in a Rejected Event, the other hosts still served", async () => {
     await applyIngress(cluster, snippetIngress('bad', 'bad', '/', 'bogus_server_directive on;'));
     await waitForEvent('bad', 'Rejected', /unknown directive "bogus_server_directive"/);

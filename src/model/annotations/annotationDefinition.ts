@@ -12,7 +12,7 @@ export interface AnnotationDefinition<T> {
   aliases?: readonly string[];
   /** Aliases share it: a renamed annotation is exactly as risky (CVE-2026-3288 follow-up). */
   risk: RiskLevel;
-  /** Validates and converts a value (already trimmed, non-empty, free of control characters). */
+  /** Validates and converts a value (already trimmed, non-empty, free of control characters but the line breaks and tabs of LINE_BROKEN_SNIPPETS). */
   parse: ValueParser<T>;
 }
 

@@ -70,7 +70,7 @@ function parseCacheDuration(text: string): ParsedValue<AuthCacheDuration> {
 
 export const parseCacheDurations = listParser(',', parseCacheDuration, 'cache durations');
 
-/** The snippet is one line; nginx alone can tell whether its directives are valid (a refusal names the Ingress). */
+/** Lines of nginx configuration (LINE_BROKEN_SNIPPETS); nginx alone can tell whether its directives are valid (a refusal names the Ingress). */
 const parseSnippet: ValueParser<string> = (text) => ({ ok: true, value: text });
 
 const authUrl: AnnotationDefinition<AuthUrl> = { name: 'auth-url', risk: 'High', parse: parseAuthUrl };

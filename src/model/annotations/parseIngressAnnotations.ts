@@ -7,6 +7,7 @@
 // version and emits an Event.
 import type { GlobalSettings } from '../settings/globalSettings.js';
 import { describeControlCharacter, quoteValue } from '../settings/valueSyntax.js';
+import { LINE_BROKEN_SNIPPETS } from './snippetAnnotations.js';
 import type { IngressAnnotations, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationValues } from './annotationDefinition.js';
 import {
@@ -129,7 +130,9 @@ export function parseIngressAnnotations(
 
 function judgeAnnotation(name: string, rawValue: string, settings: GlobalSettings): Verdict {
   const known = KNOWN_ANNOTATIONS.get(name);
-  const refusal = (known === undefined ? undefined : admissionRefusal(known, settings)) ?? unsafeValueReason(rawValue, settings);
+  const refusal =
+    (known === undefined ? undefined : admissionRefusal(known, settings)) ??
+    unsafeValueReason(rawValue, settings, LINE_BROKEN_SNIPPETS.includes(name));
   if (refusal !== undefined) return { kind: 'refused', reason: refusal };
   const value = rawValue.trim();
   // As ingress-nginx, which skips empty values.
@@ -172,9 +175,12 @@ function admissionRefusal(known: KnownAnnotation, settings: GlobalSettings): str
   return `risk level ${known.risk} is above the ConfigMap's annotations-risk-level ${settings.annotationsRiskLevel}`;
 }
 
-/** Checks every value under the prefix gets, whatever its annotation. */
-function unsafeValueReason(value: string, settings: GlobalSettings): string | undefined {
-  const controlCharacter = describeControlCharacter(value);
+/**
+ * Checks every value under the prefix gets, whatever its annotation. `lineBreaks`: an admitted snippet
+ * written verbatim, whose lines and tabs are nginx's own (ingress-nginx users write them as YAML blocks).
+ */
+function unsafeValueReason(value: string, settings: GlobalSettings, lineBreaks: boolean): string | undefined {
+  const controlCharacter = describeControlCharacter(lineBreaks ? value.replace(/\r?\n|\t/g, ' ') : value);
   if (controlCharacter !== undefined) return `the value contains ${controlCharacter}`;
   // Case-sensitive substrings, as ingress-nginx (nginx directives are case-sensitive).
   const word = settings.annotationValueWordBlocklist.find((blocked) => blocked !== '' && value.includes(blocked));

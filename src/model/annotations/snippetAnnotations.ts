@@ -1,8 +1,8 @@
 // The *-snippet annotations: raw nginx configuration from whoever may edit an
 // Ingress (CVE-2021-25742, CVE-2023-5043). Refused unless the ConfigMap opts in
-// twice. configuration-snippet (one line, written into each of the Ingress's
-// locations), server-snippet (one line, written into the server block of its
-// hosts: hostServerSnippet.ts), auth-snippet (externalAuthAnnotations.ts) and
+// twice. configuration-snippet (written into each of the Ingress's locations),
+// server-snippet (written into the server block of its hosts:
+// hostServerSnippet.ts), auth-snippet (externalAuthAnnotations.ts) and
 // modsecurity-snippet (modSecurityAnnotations.ts) are implemented;
 // stream-snippet (TCP/UDP services) is ignored when admitted.
 import type { GlobalSettings, RiskLevel } from '../settings/globalSettings.js';
@@ -20,6 +20,9 @@ export const SNIPPET_ANNOTATIONS: readonly string[] = [
 
 export const SNIPPET_RISK: RiskLevel = 'Critical';
 
+/** The snippets written verbatim, line by line: they may span lines, as in ingress-nginx. modsecurity-snippet is one quoted line. */
+export const LINE_BROKEN_SNIPPETS: readonly string[] = ['configuration-snippet', 'server-snippet', 'auth-snippet'];
+
 /** Why the ConfigMap refuses snippet annotations, or undefined when it admits them. */
 export function snippetRefusal(settings: GlobalSettings): string | undefined {
   if (settings.allowSnippetAnnotations && isRiskAdmitted(SNIPPET_RISK, settings.annotationsRiskLevel)) return undefined;
@@ -32,7 +35,7 @@ export function snippetRefusal(settings: GlobalSettings): string | undefined {
 const configurationSnippet: AnnotationDefinition<string> = {
   name: 'configuration-snippet',
   risk: SNIPPET_RISK,
-  // The value checks every annotation gets already refuse control characters (so it is one line);
+  // The value checks every annotation gets refuse control characters but line breaks and tabs;
   // nginx alone can tell whether the directives are valid, and a refusal is traced back to this Ingress.
   parse: (text) => ({ ok: true, value: text }),
 };

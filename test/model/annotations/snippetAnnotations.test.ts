@@ -49,9 +49,22 @@ test('an admitted stream-snippet is ignored with a warning: not implemented yet'
   ]);
 });
 
+test('admitted snippets written verbatim may span lines (YAML blocks, as in ingress-nginx), with tabs', () => {
+  const multiLine = 'more_set_headers "X-A: a";\n\tmore_set_headers "X-B: b";';
+  assert.equal(accepted({ 'configuration-snippet': multiLine }, SNIPPETS_ADMITTED).value.location.configurationSnippet, multiLine);
+  assert.deepEqual(
+    accepted({ 'server-snippet': 'deny all;\r\nallow all;' }, SNIPPETS_ADMITTED).value.location.serverSnippet,
+    'deny all;\r\nallow all;',
+  );
+});
+
 test('admitted snippets still get the value checks', () => {
-  assertRefusedWith({ 'configuration-snippet': 'deny all;\nallow all;' }, ['control character'], SNIPPETS_ADMITTED);
-  assertRefusedWith({ 'server-snippet': 'deny all;\r\nallow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  assertRefusedWith({ 'configuration-snippet': 'deny all;\u0000allow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  assertRefusedWith({ 'server-snippet': 'deny all;\u001b[2Jallow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  // modsecurity_rules takes the snippet as one quoted argument: one line only.
+  assertRefusedWith({ 'modsecurity-snippet': 'SecRuleEngine On\nSecAuditEngine On' }, ['control character'], SNIPPETS_ADMITTED);
+  // Line breaks are a snippet's alone.
+  assertRefusedWith({ 'rewrite-target': '/a\nb' }, ['control character'], SNIPPETS_ADMITTED);
   assertRefusedWith({ 'server-snippet': 'content_by_lua_block {}' }, ['annotation-value-word-blocklist'], {
     ...SNIPPETS_ADMITTED,
     annotationValueWordBlocklist: ['_by_lua'],

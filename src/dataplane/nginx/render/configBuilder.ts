@@ -30,11 +30,12 @@ export interface ConfigEntry {
 /**
  * nginx configuration text written as it is: only a snippet annotation the
  * administrator admitted (allow-snippet-annotations and risk level Critical).
- * One line, so nginx's line numbers still map to origins.
+ * Its lines are written one by one with its origin, so nginx's line numbers
+ * still map to the object it came from.
  */
 export interface ConfigVerbatim {
   readonly kind: 'verbatim';
-  readonly text: string;
+  readonly lines: readonly string[];
   readonly origin: number;
 }
 
@@ -84,11 +85,12 @@ export class ConfigBuilder {
     return this;
   }
 
-  /** A line of nginx configuration as it is (see ConfigVerbatim): never for anything but an admitted snippet. */
+  /** Lines of nginx configuration as they are (see ConfigVerbatim): never for anything but an admitted snippet. */
   verbatim(text: string): this {
+    const lines = text.split(/\r?\n/);
     // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
-    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(text)) throw new Error('a verbatim line must be one line without control characters');
-    this.#nodes.push({ kind: 'verbatim', text, origin: this.#origin });
+    if (lines.some((line) => /[\x00-\x08\x0a-\x1f\x7f]/.test(line))) throw new Error('a verbatim line must not hold control characters');
+    this.#nodes.push({ kind: 'verbatim', lines, origin: this.#origin });
     return this;
   }
 
@@ -151,7 +153,7 @@ function writeNodes(nodes: readonly ConfigNode[], depth: number, out: Lines): vo
       return;
     }
     if (node.kind === 'verbatim') {
-      writeLine(out, `${indent}${node.text}`, node.origin);
+      for (const line of node.lines) writeLine(out, line.trim() === '' ? '' : `${indent}${line}`, node.origin);
       return;
     }
     const head = [node.name, ...node.args.map((arg) => arg.token)].join(' ');

@@ -163,6 +163,8 @@ test('every line carries the origin of the node that wrote it, blocks with all t
   assert.equal(serializeConfig(root.nodes), traced.text);
 });
 
-test('a verbatim line is one line', () => {
-  for (const text of ['a;\nb;', 'a;\rb;', 'a;\0']) assert.throws(() => new ConfigBuilder().verbatim(text), /one line/);
+test('verbatim text is written line by line, indented, without control characters but line breaks and tabs', () => {
+  const block = new ConfigBuilder().block('server', [], (server) => server.verbatim('a;\r\n\n\tb;'));
+  assert.equal(serializeConfig(block.nodes), 'server {\n    a;\n\n    \tb;\n}\n');
+  for (const text of ['a;\rb;', 'a;\0', 'a;\u001b']) assert.throws(() => new ConfigBuilder().verbatim(text), /control characters/);
 });

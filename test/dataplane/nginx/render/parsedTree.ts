@@ -67,7 +67,7 @@ export function skeleton(tree: readonly ParsedDirective[]): Skeleton[] {
 export function expectedWords(nodes: readonly ConfigNode[]): ParsedDirective[] {
   return nodes.map((node) => {
     if (node.kind === 'entry') return { name: node.key.word, args: node.values.map((value) => value.word) };
-    if (node.kind === 'verbatim') throw new Error(`a verbatim line has no expected words: ${node.text}`);
+    if (node.kind === 'verbatim') throw new Error(`a verbatim line has no expected words: ${node.lines.join(' ')}`);
     const directive: ParsedDirective = { name: node.name, args: node.args.map((arg) => arg.word) };
     if (node.lua !== undefined) return { ...directive, lua: node.lua.map((call) => call.code) };
     return node.children === undefined ? directive : { ...directive, children: expectedWords(node.children) };
