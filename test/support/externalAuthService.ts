@@ -12,16 +12,12 @@
  * As a script: node --import tsx test/support/externalAuthService.ts --listen 198.18.1.5:0
  * prints `listening <address>:<port>` once it accepts connections.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { spawnGuarded } from './childProcess.js';
-import { eventually } from './eventually.js';
 import { httpGet } from './httpGet.js';
+import { startNetnsService } from './netnsService.js';
 import type { TestNetwork } from './testNetwork.js';
 
 export interface AuthRequestLog {
@@ -41,35 +37,12 @@ export interface ExternalAuthService {
 
 /** Starts the service on a new address of `network`. */
 export async function startExternalAuthService(network: TestNetwork): Promise<ExternalAuthService> {
-  const address = await network.addAddress();
-  const logDir = await mkdtemp(join(tmpdir(), 'portico-auth-service-'));
-  const logPath = join(logDir, 'auth.log');
-  const script = fileURLToPath(import.meta.url);
-  const child = await spawnGuarded(
-    'external auth service',
-    'ip',
-    ['netns', 'exec', network.name, process.execPath, '--import', 'tsx', script, '--listen', `${address}:0`],
-    logPath,
-  );
-  const port = await eventually(
-    async () => {
-      if (child.hasExited()) throw new Error(`the auth service exited:\n${child.logTail()}`);
-      const listening = /^listening .+:(\d+)$/m.exec(await readFile(logPath, 'utf8'))?.[1];
-      if (listening === undefined) throw new Error(`the auth service is not listening yet:\n${child.logTail()}`);
-      return Number(listening);
-    },
-    { timeoutMs: 15_000 },
-  );
+  const service = await startNetnsService(network, 'external auth service', fileURLToPath(import.meta.url));
   return {
-    address,
-    port,
+    ...service,
     async requests() {
-      const result = await httpGet({ address, port, path: '/_requests' });
+      const result = await httpGet({ address: service.address, port: service.port, path: '/_requests' });
       return JSON.parse(result.body) as AuthRequestLog;
-    },
-    async stop() {
-      await child.stop(2_000);
-      await rm(logDir, { recursive: true, force: true });
     },
   };
 }

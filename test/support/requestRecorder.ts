@@ -8,16 +8,12 @@
  * As a script: node --import tsx test/support/requestRecorder.ts --listen 198.18.1.5:0
  * prints `listening <address>:<port>` once it accepts connections.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { spawnGuarded } from './childProcess.js';
-import { eventually } from './eventually.js';
 import { httpGet } from './httpGet.js';
+import { startNetnsService } from './netnsService.js';
 import type { TestNetwork } from './testNetwork.js';
 
 export interface RecordedRequest {
@@ -37,35 +33,12 @@ export interface RequestRecorder {
 
 /** Starts a recorder on a new address of `network`. */
 export async function startRequestRecorder(network: TestNetwork): Promise<RequestRecorder> {
-  const address = await network.addAddress();
-  const logDir = await mkdtemp(join(tmpdir(), 'portico-recorder-'));
-  const logPath = join(logDir, 'recorder.log');
-  const script = fileURLToPath(import.meta.url);
-  const child = await spawnGuarded(
-    'request recorder',
-    'ip',
-    ['netns', 'exec', network.name, process.execPath, '--import', 'tsx', script, '--listen', `${address}:0`],
-    logPath,
-  );
-  const port = await eventually(
-    async () => {
-      if (child.hasExited()) throw new Error(`the request recorder exited:\n${child.logTail()}`);
-      const listening = /^listening .+:(\d+)$/m.exec(await readFile(logPath, 'utf8'))?.[1];
-      if (listening === undefined) throw new Error(`the request recorder is not listening yet:\n${child.logTail()}`);
-      return Number(listening);
-    },
-    { timeoutMs: 15_000 },
-  );
+  const service = await startNetnsService(network, 'request recorder', fileURLToPath(import.meta.url));
   return {
-    address,
-    port,
+    ...service,
     async recorded() {
-      const result = await httpGet({ address, port, path: '/_recorded' });
+      const result = await httpGet({ address: service.address, port: service.port, path: '/_recorded' });
       return JSON.parse(result.body) as RecordedRequest[];
-    },
-    async stop() {
-      await child.stop(2_000);
-      await rm(logDir, { recursive: true, force: true });
     },
   };
 }
