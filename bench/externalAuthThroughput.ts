@@ -22,7 +22,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
@@ -33,7 +32,7 @@ import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { roundOptions } from './support/options.js';
 import { cpuCounters, cpuSecondsBetween, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
@@ -72,12 +71,7 @@ function variants(backendPort: number): Variant[] {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
-    strict: true,
-  });
-  const seconds = positiveInteger('--duration', values.duration);
-  const rounds = positiveInteger('--rounds', values.rounds);
+  const { seconds, rounds } = roundOptions(5);
   if (availableParallelism() < 2) throw new Error('this benchmark pins the proxy and the load to different CPUs: it needs 2');
   process.stdout.write(`machine before: ${describeMachine()}\n`);
 

@@ -23,7 +23,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { NginxDataPlane } from '../src/dataplane/nginxDataPlane.js';
@@ -36,7 +36,7 @@ import type { Configuration } from '../src/model/types.js';
 import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { roundOptions } from './support/options.js';
 import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
@@ -303,12 +303,7 @@ async function measure(proxy: Proxy, seconds: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '3' } },
-    strict: true,
-  });
-  const seconds = positiveInteger('--duration', values.duration);
-  const rounds = positiveInteger('--rounds', values.rounds);
+  const { seconds, rounds } = roundOptions(3);
   if (availableParallelism() < 2) throw new Error('this benchmark pins nginx and the load to different CPUs: it needs 2');
   process.stdout.write(`machine before: ${describeMachine()}\n\n`);
 

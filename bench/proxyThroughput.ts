@@ -38,7 +38,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
@@ -50,7 +49,7 @@ import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { roundOptions } from './support/options.js';
 import { porticoConfVariant, type BalancerVariant } from './support/porticoConfVariant.js';
 import { cpuCounters, cpuSecondsBetween, cpuTicks, pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
@@ -117,12 +116,7 @@ const VARIANTS: readonly BalancerVariant[] = ['static upstream', 'constant Lua p
 const BACKEND_NAME = 'default-backend-80';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
-    strict: true,
-  });
-  const durationSeconds = positiveInteger('--duration', values.duration);
-  const rounds = positiveInteger('--rounds', values.rounds);
+  const { seconds: durationSeconds, rounds } = roundOptions(5);
   if (availableParallelism() < 2) throw new Error('this benchmark pins the proxy and the load to different CPUs: it needs 2');
 
   process.stdout.write(`machine before: ${describeMachine()}\n`);

@@ -18,7 +18,6 @@
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { NginxDataPlane } from '../src/dataplane/nginxDataPlane.js';
 import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import type { PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
@@ -29,7 +28,7 @@ import type { Configuration } from '../src/model/types.js';
 import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { roundOptions } from './support/options.js';
 import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
@@ -128,12 +127,7 @@ async function measure(proxy: Proxy, seconds: number): Promise<Round> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
-    strict: true,
-  });
-  const seconds = positiveInteger('--duration', values.duration);
-  const rounds = positiveInteger('--rounds', values.rounds);
+  const { seconds, rounds } = roundOptions(5);
   if (availableParallelism() < 2) throw new Error('this benchmark pins nginx and the load to different CPUs: it needs 2');
   process.stdout.write(`machine before: ${describeMachine()}\n`);
 

@@ -19,7 +19,6 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { parseArgs } from 'node:util';
 import { NginxDataPlane } from '../src/dataplane/nginxDataPlane.js';
 import { silentLogger } from '../src/log/logger.js';
 import { parseIngressAnnotations } from '../src/model/annotations/parseIngressAnnotations.js';
@@ -28,7 +27,7 @@ import type { Configuration, Location, Server } from '../src/model/types.js';
 import { freeLoopbackPorts } from '../test/support/freePort.js';
 import { selfSignedCertificate } from '../test/support/tlsSecrets.js';
 import { describeMachine } from './support/machine.js';
-import { positiveInteger } from './support/options.js';
+import { roundOptions } from './support/options.js';
 import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
@@ -119,12 +118,7 @@ async function measure(port: number, nginxPids: readonly number[], host: string,
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
-    strict: true,
-  });
-  const seconds = positiveInteger('--duration', values.duration);
-  const rounds = positiveInteger('--rounds', values.rounds);
+  const { seconds, rounds } = roundOptions(5);
   if (availableParallelism() < 2) throw new Error('this benchmark pins nginx and the client to different CPUs: it needs 2');
   process.stdout.write(`machine before: ${describeMachine()}\n`);
 

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { parseCommandLine } from '../../src/cli/commandLine.js';
 
 /** A command-line option that must be a positive integer (a count or a duration in seconds). */
@@ -12,4 +13,13 @@ export function defaultSyncRateLimit(): number {
   const parsed = parseCommandLine([]);
   if (parsed.kind !== 'run') throw new Error('an empty command line should run');
   return parsed.flags.syncRateLimit;
+}
+
+/** `--duration` (seconds per round, default 10) and `--rounds`: the command line of the side-by-side benchmarks. */
+export function roundOptions(defaultRounds: number): { seconds: number; rounds: number } {
+  const { values } = parseArgs({
+    options: { duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: String(defaultRounds) } },
+    strict: true,
+  });
+  return { seconds: positiveInteger('--duration', values.duration), rounds: positiveInteger('--rounds', values.rounds) };
 }
