@@ -110,6 +110,8 @@ describe('leader election among three replicas', () => {
     await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), {
       timeoutMs: 10_000,
     });
+    // The log line follows the API server's answer, so it may trail the status the test reads.
+    await eventually(async () => assert.equal(await logged(leader, 'updated Ingress status'), 1), { timeoutMs: 5_000 });
     for (const replica of replicas) {
       assert.equal(await logged(replica, 'updated Ingress status'), replica === leader ? 1 : 0);
       await eventually(async () => assert.ok(await serves(replica), 'the replica serves the Ingress'), { timeoutMs: 10_000 });
@@ -151,7 +153,11 @@ describe('leader election among three replicas', () => {
     await eventually(async () => assert.deepEqual(await ingressStatus(), [{ ip: STATUS_ADDRESS, hostname: undefined }]), {
       timeoutMs: 10_000,
     });
-    assert.ok((await logged(newLeader, 'updated Ingress status')) >= 1, 'the new leader wrote it');
+    // The leader logs after the API server answered its patch, so the status can be read before the line is written.
+    const writer = newLeader;
+    await eventually(async () => assert.ok((await logged(writer, 'updated Ingress status')) >= 1, 'the new leader wrote it'), {
+      timeoutMs: 5_000,
+    });
     leader = newLeader;
   });
 

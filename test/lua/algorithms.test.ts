@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
-import { freeLoopbackPorts } from '../support/freePort.js';
+import { refusingLoopbackPort } from '../support/freePort.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 import {
   luaProblems,
@@ -109,8 +109,7 @@ before(async () => {
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('slow server has no address');
   slow = { server, endpoint: { address: '127.0.0.1', port: address.port } };
-  const [deadPort = 0] = await freeLoopbackPorts(1);
-  deadEndpoint = { address: '127.0.0.1', port: deadPort };
+  deadEndpoint = { address: '127.0.0.1', port: await refusingLoopbackPort() };
   nginx = await startLuaNginx();
 });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 
 /**
  * Finds `count` distinct free loopback TCP ports. All listeners are held open
@@ -32,5 +32,26 @@ function listenOnAnyPort(server: Server): Promise<number> {
       }
       resolve(address.port);
     });
+  });
+}
+
+/**
+ * A loopback port below 1024 that refuses connections. Tests and their children
+ * take ports from the ephemeral range, so no other test can start listening on
+ * it while a test relies on it being dead.
+ */
+export async function refusingLoopbackPort(): Promise<number> {
+  for (let port = 1; port < 1024; port++) if (await refuses(port)) return port;
+  throw new Error('every loopback port below 1024 accepts connections');
+}
+
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
 }
