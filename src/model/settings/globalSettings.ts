@@ -1,12 +1,15 @@
 // The global ConfigMap (`--configmap`) as typed settings, with ingress-nginx's
-// key names (in comments) and defaults (config.go NewDefault()).
+// key names (in comments) and defaults (config.go NewDefault()): the core
+// settings here, and one group per file in keys/ (settingSpec.ts says how).
 
 import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
-import type { AuthCacheDuration, AuthUrl, LoadBalanceAlgorithm } from '../types.js';
+import type { LoadBalanceAlgorithm } from '../types.js';
+import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
-export interface GlobalSettings {
+/** The settings that predate the groups in keys/. */
+export interface CoreSettings {
   // ---- security ----
   /** allow-snippet-annotations */
   allowSnippetAnnotations: boolean;
@@ -140,29 +143,6 @@ export interface GlobalSettings {
   enableModsecurity: boolean;
   /** enable-owasp-modsecurity-crs: the OWASP Core Rule Set too (only with enable-modsecurity). */
   enableOwaspModsecurityCrs: boolean;
-  // ---- external authentication of every location (externalAuthAnnotations.ts) ----
-  /** global-auth-url: undefined turns global auth off */
-  globalAuthUrl: AuthUrl | undefined;
-  /** global-auth-method */
-  globalAuthMethod: string | undefined;
-  /** global-auth-signin */
-  globalAuthSignin: string | undefined;
-  /** global-auth-signin-redirect-param */
-  globalAuthSigninRedirectParam: string;
-  /** global-auth-response-headers */
-  globalAuthResponseHeaders: string[];
-  /** global-auth-request-redirect */
-  globalAuthRequestRedirect: string | undefined;
-  /** global-auth-snippet (only with snippets admitted) */
-  globalAuthSnippet: string | undefined;
-  /** global-auth-cache-key */
-  globalAuthCacheKey: string | undefined;
-  /** global-auth-cache-duration */
-  globalAuthCacheDuration: AuthCacheDuration[];
-  /** global-auth-always-set-cookie */
-  globalAuthAlwaysSetCookie: boolean;
-  /** no-auth-locations: path prefixes never authenticated (neither global nor per-Ingress auth) */
-  noAuthLocations: string[];
   /** global-allowed-response-headers: the header names a custom-headers ConfigMap may set (case-sensitive) */
   globalAllowedResponseHeaders: string[];
 }
@@ -172,7 +152,9 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export const DEFAULT_SETTINGS: GlobalSettings = {
+export type GlobalSettings = CoreSettings & GlobalAuthSettings;
+
+const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
   allowCrossNamespaceResources: false,
   annotationsRiskLevel: 'High',
@@ -239,16 +221,10 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   limitRateAfter: 0,
   enableModsecurity: false,
   enableOwaspModsecurityCrs: false,
-  globalAuthUrl: undefined,
-  globalAuthMethod: undefined,
-  globalAuthSignin: undefined,
-  globalAuthSigninRedirectParam: 'rd',
-  globalAuthResponseHeaders: [],
-  globalAuthRequestRedirect: undefined,
-  globalAuthSnippet: undefined,
-  globalAuthCacheKey: undefined,
-  globalAuthCacheDuration: [{ codes: [200, 202, 401], time: '5m' }],
-  globalAuthAlwaysSetCookie: false,
-  noAuthLocations: ['/.well-known/acme-challenge'],
   globalAllowedResponseHeaders: [],
+};
+
+export const DEFAULT_SETTINGS: GlobalSettings = {
+  ...CORE_DEFAULTS,
+  ...GLOBAL_AUTH_DEFAULTS,
 };

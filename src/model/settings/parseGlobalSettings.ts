@@ -4,17 +4,8 @@
 // directive needs; sizes, times and counts are bounded to what lets nginx load
 // and serve (a 0 s client timeout drops every connection, 100000 workers fork
 // without end). An invalid value keeps the default and is reported.
-import {
-  parseAuthMethod,
-  parseAuthResponseHeaders,
-  parseCacheDurations,
-  parseCacheKey,
-  parseRedirectParam,
-  parseRequestRedirect,
-} from '../annotations/externalAuthAnnotations.js';
 import { parseErrorCodes } from '../annotations/errorPageAnnotations.js';
 import { parseResponseHeaderName } from '../annotations/customHeadersAnnotations.js';
-import { parseAuthUrl, parseSigninUrl } from '../annotations/externalAuthUrl.js';
 import { parseNextUpstreamConditions } from '../annotations/nextUpstreamAnnotations.js';
 import {
   parseBufferSize,
@@ -26,11 +17,13 @@ import {
   proxyBufferProblem,
 } from '../annotations/proxyTuningAnnotations.js';
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
-import { DEFAULT_SETTINGS, type GlobalSettings } from './globalSettings.js';
+import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
+import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
 import { MAX_UPSTREAM_KEEPALIVE_CONNECTIONS } from './nginxLimits.js';
+import type { SettingsEnvironment, SpecTable } from './settingSpec.js';
 import { parseSslCiphers } from './sslCiphers.js';
 import {
   describeControlCharacter,
@@ -59,12 +52,6 @@ export interface GlobalSettingsParseResult {
   unknownKeys: string[];
 }
 
-interface SettingSpec<T> {
-  /** The ingress-nginx ConfigMap key. */
-  key: string;
-  parse: (text: string, environment: SettingsEnvironment) => ParsedValue<T>;
-}
-
 const REDIRECT_CODES = [301, 302, 307, 308] as const;
 
 const parseRedirectCode: ValueParser<GlobalSettings['httpRedirectCode']> = (text) => {
@@ -72,11 +59,7 @@ const parseRedirectCode: ValueParser<GlobalSettings['httpRedirectCode']> = (text
   return code === undefined ? { ok: false, expected: `one of ${REDIRECT_CODES.join(', ')}` } : { ok: true, value: code };
 };
 
-/** What parseGlobalSettings needs to know about the machine nginx runs on (the caller reads it; the model stays pure). */
-export interface SettingsEnvironment {
-  /** CPUs nginx may use (os.availableParallelism()): what `auto` gives, and the base of the worker-processes bound. */
-  cpus: number;
-}
+export type { SettingsEnvironment } from './settingSpec.js';
 
 /**
  * Workers per CPU beyond which worker-processes is refused: nginx forks every
@@ -115,7 +98,7 @@ export const parseSslProtocols: ValueParser<string[]> = (text) => {
   return parsed.ok && parsed.value.length === 0 ? { ok: false, expected: 'at least one protocol, such as TLSv1.3' } : parsed;
 };
 
-const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalSettings[K]> } = {
+const CORE_SPECS: SpecTable<CoreSettings> = {
   allowSnippetAnnotations: { key: 'allow-snippet-annotations', parse: parseBoolean },
   allowCrossNamespaceResources: { key: 'allow-cross-namespace-resources', parse: parseBoolean },
   // Case-insensitive, as ingress-nginx.
@@ -185,19 +168,12 @@ const SETTING_SPECS: { readonly [K in keyof GlobalSettings]: SettingSpec<GlobalS
   limitRateAfter: { key: 'limit-rate-after', parse: parseNonNegativeInteger },
   enableModsecurity: { key: 'enable-modsecurity', parse: parseBoolean },
   enableOwaspModsecurityCrs: { key: 'enable-owasp-modsecurity-crs', parse: parseBoolean },
-  globalAuthUrl: { key: 'global-auth-url', parse: parseAuthUrl },
-  globalAuthMethod: { key: 'global-auth-method', parse: parseAuthMethod },
-  globalAuthSignin: { key: 'global-auth-signin', parse: parseSigninUrl },
-  globalAuthSigninRedirectParam: { key: 'global-auth-signin-redirect-param', parse: parseRedirectParam },
-  globalAuthResponseHeaders: { key: 'global-auth-response-headers', parse: parseAuthResponseHeaders },
-  globalAuthRequestRedirect: { key: 'global-auth-request-redirect', parse: parseRequestRedirect },
-  // A snippet: stored as one line; externalAuthAnnotations.ts uses it only when the ConfigMap admits snippets.
-  globalAuthSnippet: { key: 'global-auth-snippet', parse: parseAnyText },
-  globalAuthCacheKey: { key: 'global-auth-cache-key', parse: parseCacheKey },
-  globalAuthCacheDuration: { key: 'global-auth-cache-duration', parse: parseCacheDurations },
-  globalAuthAlwaysSetCookie: { key: 'global-auth-always-set-cookie', parse: parseBoolean },
-  noAuthLocations: { key: 'no-auth-locations', parse: listParser(',', parseUrlPath, 'paths') },
   globalAllowedResponseHeaders: { key: 'global-allowed-response-headers', parse: listParser(',', parseResponseHeaderName, 'header names') },
+};
+
+const SETTING_SPECS: SpecTable<GlobalSettings> = {
+  ...CORE_SPECS,
+  ...GLOBAL_AUTH_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
