@@ -152,7 +152,14 @@ function annotationSections(sources: CompatibilitySources): [string, AnnotationR
     ]);
 }
 
-type ConfigMapState = 'yes' | 'no' | typeof NEEDS_MODULE;
+const REFUSED_KEY = 'no — refused, with the reason';
+type ConfigMapState = 'yes' | 'no' | typeof NEEDS_MODULE | typeof REFUSED_KEY;
+
+function configMapState(key: IngressNginxConfigMapKey, implemented: boolean): ConfigMapState {
+  if (implemented) return 'yes';
+  if (key.missingModule !== undefined) return NEEDS_MODULE;
+  return key.refusedBecause === undefined ? 'no' : REFUSED_KEY;
+}
 
 function configMapRows(sources: CompatibilitySources) {
   const ingressNginx = new Map(sources.configMapKeys.map((key) => [key.key, key]));
@@ -162,10 +169,11 @@ function configMapRows(sources: CompatibilitySources) {
     .sort((a, b) => compare(a.key, b.key))
     .map((key) => {
       const implemented = sources.implementedKeys.get(key.key);
-      const state: ConfigMapState = implemented !== undefined ? 'yes' : key.missingModule === undefined ? 'no' : NEEDS_MODULE;
+      const state = configMapState(key, implemented !== undefined);
       const notes = [
         implemented?.differentDefault === undefined ? '' : `Portico's default: ${describeValues(implemented.differentDefault)}`,
         key.missingModule === undefined ? '' : `Debian's nginx has no ${key.missingModule} module`,
+        key.refusedBecause ?? '',
         key.note ?? '',
       ];
       return { key: key.key, state, type: key.type, default: key.default, note: notes.filter((note) => note !== '').join('; ') };

@@ -14,6 +14,8 @@ export interface IngressNginxConfigMapKey {
   default: string;
   /** Set when Debian's nginx has no module for the key: Portico cannot implement it with the packages it runs on. */
   missingModule?: string;
+  /** Set when Portico deliberately does not implement the key: why (logged, and recorded on the ConfigMap, when the key is set). */
+  refusedBecause?: string;
   note?: string;
 }
 
