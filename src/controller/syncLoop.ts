@@ -10,7 +10,8 @@ import { buildConfiguration, type ModelInput } from '../model/buildConfiguration
 import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
-import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
+import { ignoredKeyReason } from '../model/settings/ingressNginxConfigMapKeys.js';
+import { parseGlobalSettings, type GlobalSettingsParseResult } from '../model/settings/parseGlobalSettings.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
 import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from '../dataplane/dataPlane.js';
@@ -73,7 +74,6 @@ export class SyncLoop {
   private settingsSource: ConfigMap | undefined | null = null;
   private settings: GlobalSettings = DEFAULT_SETTINGS;
   private defaults: LocationAnnotations | undefined;
-  private readonly reportedUnknownKeys = new Set<string>();
   /** The configuration (as JSON) nginx runs, and the newest handed to the data plane with its settling. */
   private running: string | undefined;
   private submitted: string | undefined;
@@ -315,15 +315,23 @@ export class SyncLoop {
     if (source === this.settingsSource) return this.settings;
     this.settingsSource = source;
     const parsed = parseGlobalSettings(source?.data, { cpus: availableParallelism() });
-    for (const problem of parsed.problems) this.options.logger.warn({ configMap: this.options.configMap }, problem);
-    for (const key of parsed.unknownKeys) {
-      if (this.reportedUnknownKeys.has(key)) continue;
-      this.reportedUnknownKeys.add(key);
-      this.options.logger.warn({ configMap: this.options.configMap, key }, 'ConfigMap key not implemented by Portico (ignored)');
-    }
+    this.reportSettingsProblems(source, parsed);
     this.settings = parsed.settings;
     this.defaults = undefined;
     return this.settings;
+  }
+
+  /**
+   * Each refused value and each ignored key of a new ConfigMap version, as a
+   * Warning on the ConfigMap (the recorder logs it too), where the operator who
+   * edited it looks.
+   */
+  private reportSettingsProblems(source: ConfigMap | undefined, parsed: GlobalSettingsParseResult): void {
+    if (!source) return;
+    for (const problem of parsed.problems) this.options.events.recordOnConfigMap(source, 'Warning', 'InvalidValue', problem);
+    for (const key of parsed.unknownKeys) {
+      this.options.events.recordOnConfigMap(source, 'Warning', 'IgnoredKey', `ConfigMap key ${key} ignored: ${ignoredKeyReason(key)}`);
+    }
   }
 
   /** What a location Portico generates gets: the settings' defaults (no annotations). */

@@ -22,7 +22,7 @@ import {
   startE2eCluster,
   type E2eCluster,
 } from '../support/e2eCluster.js';
-import { SERVICE_CLUSTER_IP_RANGE } from '../support/controlPlane.js';
+import { createClusterIpService } from '../support/clusterIpService.js';
 import type { EchoBackend } from '../support/testNetwork.js';
 
 const PREFIX = 'nginx.ingress.kubernetes.io';
@@ -139,30 +139,6 @@ test('a tuned location still proxies: HTTP/1.0 to the backend, a streamed body, 
   assert.equal(echo.body?.length, body.length);
 });
 
-/**
- * A Service with an explicit ClusterIP (a free one of the range, the apiserver refusing one in use)
- * and a backend answering there, reachable from nginx over the test network.
- */
-async function createClusterIpService(name: string, endpoints: readonly string[]): Promise<EchoBackend> {
-  const base = SERVICE_CLUSTER_IP_RANGE.replace(/\.0\/24$/, '.');
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const clusterIP = `${base}${100 + Math.floor(Math.random() * 150)}`;
-    try {
-      await cluster.core.createNamespacedService({
-        namespace: cluster.namespace,
-        body: { metadata: { name }, spec: { clusterIP, ports: [{ name: 'http', port: 80, targetPort: ECHO_PORT }] } },
-      });
-    } catch (error) {
-      if ((error as { code?: number }).code === 422) continue; // allocated to another test's Service
-      throw error;
-    }
-    await setEndpoints(cluster, name, endpoints);
-    await cluster.network.addRoutedAddress(clusterIP);
-    return cluster.network.startEcho({ service: name, instance: `${name}-clusterip`, address: clusterIP, port: 80 });
-  }
-  throw new Error(`no free ClusterIP in ${SERVICE_CLUSTER_IP_RANGE} after 20 attempts`);
-}
-
 async function serveService(name: string, annotations: Record<string, string>): Promise<string> {
   const host = `${name}.proxytuning.test`;
   await applyIngressAndReload(
@@ -173,7 +149,7 @@ async function serveService(name: string, annotations: Record<string, string>): 
 }
 
 test('service-upstream: "true": requests go to the ClusterIP, not the endpoints', async () => {
-  await createClusterIpService('viacluster', [answering.address]);
+  await createClusterIpService(cluster, 'viacluster', [answering.address]);
   const host = await serveService('viacluster', { 'service-upstream': 'true' });
   for (let i = 0; i < 10; i++) {
     const result = await httpGet({ port: cluster.portico.ports.http, host });

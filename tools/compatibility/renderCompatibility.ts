@@ -106,7 +106,7 @@ export function renderCompatibility(sources: CompatibilitySources): string {
     ]),
     '## ConfigMap keys',
     '',
-    'The global ConfigMap (`--configmap`). A key Portico does not implement (`no`) is ignored and logged once;',
+    'The global ConfigMap (`--configmap`). A key Portico does not implement (`no`) is ignored, with an `IgnoredKey` Warning on the ConfigMap;',
     "`no — needs a module Debian's nginx lacks` says that Portico cannot implement it with the nginx it runs on. The",
     "default is ingress-nginx's; the notes give Portico's where it differs.",
     '',

@@ -269,3 +269,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   },
   { key: 'proxy-http-version', type: 'string', default: '1.1', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
 ];
+
+const KEY_BY_NAME: ReadonlyMap<string, IngressNginxConfigMapKey> = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.key, key]));
+
+/** Why Portico ignores a ConfigMap key it does not implement: the words its log line and Event give. */
+export function ignoredKeyReason(name: string): string {
+  const key = KEY_BY_NAME.get(name);
+  if (key === undefined) return 'not a key ingress-nginx v1.15.1 reads';
+  if (key.missingModule !== undefined) return `needs the ${key.missingModule} module, which Debian's nginx lacks`;
+  return key.refusedBecause ?? 'not implemented by Portico yet';
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { INGRESS_NGINX_CONFIGMAP_KEYS } from '../../../src/model/settings/ingressNginxConfigMapKeys.js';
+import { INGRESS_NGINX_CONFIGMAP_KEYS, ignoredKeyReason } from '../../../src/model/settings/ingressNginxConfigMapKeys.js';
 import { FIELD_BY_KEY } from '../../../src/model/settings/parseGlobalSettings.js';
 import { loadChecklist } from '../../support/compatibilityChecklist.js';
 
@@ -35,4 +35,12 @@ test("the compatibility checklist's keys, the two configmap.md documents that it
     checklist?.configMapKeys.filter((key) => !keys.includes(key)),
     [],
   );
+});
+
+test("ignoredKeyReason: says whether a key is not ingress-nginx's, needs a missing module, is refused on purpose or not done yet", () => {
+  assert.equal(ignoredKeyReason('not-a-key'), 'not a key ingress-nginx v1.15.1 reads');
+  assert.equal(ignoredKeyReason('otel-sampler'), "needs the OpenTelemetry module, which Debian's nginx lacks");
+  const plain = INGRESS_NGINX_CONFIGMAP_KEYS.find((key) => key.refusedBecause === undefined && key.missingModule === undefined);
+  assert.ok(plain);
+  assert.equal(ignoredKeyReason(plain.key), 'not implemented by Portico yet');
 });

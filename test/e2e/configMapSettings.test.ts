@@ -1,0 +1,131 @@
+// The global ConfigMap as an operator edits it, through the real API server,
+// Portico and nginx: a refused value keeps its key's default while the rest
+// applies, refused values and ignored keys are Warnings on the ConfigMap, a
+// change of live state only (load-balance) does not reload nginx, and a change
+// of nginx.conf reloads it once.
+import assert from 'node:assert/strict';
+import { stat } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { CoreV1Api, KubeConfig, type CoreV1Event } from '@kubernetes/client-node';
+import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
+import {
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
+import { eventually } from '../support/eventually.js';
+import { echoed, httpGet } from '../support/httpGet.js';
+import { appliedConfigurations, readFrom } from '../support/porticoLog.js';
+import { createClusterIpService } from '../support/clusterIpService.js';
+import type { EchoBackend } from '../support/testNetwork.js';
+
+const SETTINGS = 'portico-settings';
+const HOST = 'settings.test';
+const VIA_CLUSTER = 'viacluster.settings.test';
+const WAIT = { timeoutMs: 20_000, intervalMs: 200 };
+
+let cluster: E2eCluster;
+let core: CoreV1Api;
+let namespace: string;
+let endpoints: EchoBackend[];
+
+before(async () => {
+  const plane = await sharedControlPlane();
+  const admin = new KubeConfig();
+  admin.loadFromFile(plane.adminKubeconfig);
+  core = admin.makeApiClient(CoreV1Api);
+  namespace = await createTestNamespace(plane.adminKubeconfig, 'settings');
+  await core.createNamespacedConfigMap({
+    namespace,
+    body: {
+      metadata: { name: SETTINGS },
+      data: {
+        'proxy-body-size': '1k',
+        'proxy-read-timeout': 'soon',
+        'not-a-key': 'x',
+        'enable-opentelemetry': 'true',
+      },
+    },
+  });
+  cluster = await startE2eCluster('settings', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
+  endpoints = await startBackends(cluster, 'echo', 2);
+  await createService(cluster, 'echo', endpoints);
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'echo', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }),
+  );
+  await eventually(async () => assert.equal(await postStatus(512), 200), WAIT);
+});
+after(() => cluster?.close());
+
+async function configMapWarnings(): Promise<CoreV1Event[]> {
+  const events = await core.listNamespacedEvent({
+    namespace,
+    fieldSelector: `involvedObject.kind=ConfigMap,involvedObject.name=${SETTINGS}`,
+  });
+  return events.items.filter((event) => event.type === 'Warning');
+}
+
+/** The status of a POST of `bytes` bytes, once the host is served. */
+async function postStatus(bytes: number, host = HOST): Promise<number> {
+  const answer = await httpGet({ port: cluster.portico.ports.http, host, path: '/', method: 'POST', body: 'x'.repeat(bytes) });
+  if (answer.status === 200) assert.ok(echoed(answer).service, 'an echo backend answered');
+  return answer.status;
+}
+
+async function instanceOf(host: string): Promise<string | undefined> {
+  const answer = await httpGet({ port: cluster.portico.ports.http, host, path: '/' });
+  return answer.status === 200 ? echoed(answer).instance : `status ${answer.status}`;
+}
+
+async function putSettings(data: Record<string, string>): Promise<void> {
+  const current = await core.readNamespacedConfigMap({ namespace, name: SETTINGS });
+  await core.replaceNamespacedConfigMap({ namespace, name: SETTINGS, body: { ...current, data } });
+}
+
+/** What the sync loop applied since `offset` bytes of its log. */
+async function appliedSince(offset: number): Promise<{ lines: string[]; reloads: number }> {
+  return appliedConfigurations(await readFrom(cluster.portico.process.logPath, offset));
+}
+
+test('a refused value keeps its default, the rest of the ConfigMap applies, and each problem is a Warning on the ConfigMap', async () => {
+  // proxy-body-size 1k applies although proxy-read-timeout next to it is refused.
+  assert.equal(await postStatus(2048), 413);
+  await eventually(async () => {
+    const messages = (await configMapWarnings()).map((event) => `${event.reason}: ${event.message}`).sort();
+    assert.deepEqual(messages, [
+      "IgnoredKey: ConfigMap key enable-opentelemetry ignored: needs the OpenTelemetry module, which Debian's nginx lacks",
+      'IgnoredKey: ConfigMap key not-a-key ignored: not a key ingress-nginx v1.15.1 reads',
+      'InvalidValue: ConfigMap key proxy-read-timeout: invalid value "soon"; expected an integer of seconds from 1 to 2147483; keeping the default',
+    ]);
+  }, WAIT);
+});
+
+test('a change of live state only (service-upstream) does not reload nginx; a change of nginx.conf reloads it once', async () => {
+  const base = { 'proxy-body-size': '1k' };
+  await createClusterIpService(cluster, 'viacluster', [endpoints[0]?.address ?? '']);
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'viacluster', { rules: [{ host: VIA_CLUSTER, http: { paths: paths(['/', 'Prefix', 'viacluster']) } }] }),
+  );
+  await putSettings(base);
+  await eventually(async () => assert.equal(await instanceOf(VIA_CLUSTER), 'echo-1'), WAIT);
+  let offset = (await stat(cluster.portico.process.logPath)).size;
+
+  // The backend becomes the Service's ClusterIP: endpoints are live state, pushed to the balancer.
+  await putSettings({ ...base, 'service-upstream': 'true' });
+  await eventually(async () => assert.equal(await instanceOf(VIA_CLUSTER), 'viacluster-clusterip'), WAIT);
+  const live = await appliedSince(offset);
+  assert.ok(live.lines.length > 0, 'the change was applied');
+  assert.equal(live.reloads, 0, `service-upstream is pushed, not rendered: ${live.lines.join('\n')}`);
+
+  offset = (await stat(cluster.portico.process.logPath)).size;
+  await putSettings({ ...base, 'service-upstream': 'true', 'proxy-body-size': '4k' });
+  await eventually(async () => assert.equal(await postStatus(2048, VIA_CLUSTER), 200), WAIT);
+  const rendered = await appliedSince(offset);
+  assert.equal(rendered.reloads, 1, `one reload for one rendered change: ${rendered.lines.join('\n')}`);
+});
