@@ -56,6 +56,9 @@ before(async () => {
   await eventually(async () => {
     const conf = await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8');
     assert.match(conf, new RegExp(`worker_shutdown_timeout ${SHUTDOWN_TIMEOUT_MS / 1000}s;`));
+    // The host from nginx.conf, not from the catch-all's pending route (watch events of the Ingress and the
+    // ConfigMap may arrive in either order, so the timeout can be loaded before the host is).
+    assert.ok(conf.includes(`server_name "${HOST}"`), 'the host is in nginx.conf');
     const result = await httpGet({ port: cluster.portico.ports.http, host: HOST });
     assert.equal(result.status === 200 ? echoed(result).service : result.status, 'echo');
   });
