@@ -11,6 +11,7 @@ import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { parseGlobalSettings } from '../model/settings/parseGlobalSettings.js';
+import { globalHeaderConfigMaps } from '../model/globalHeaders.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
 import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from '../dataplane/dataPlane.js';
@@ -322,6 +323,7 @@ export class SyncLoop {
       this.options.logger.warn({ configMap: this.options.configMap, key }, 'ConfigMap key not implemented by Portico (ignored)');
     }
     this.settings = parsed.settings;
+    this.options.store.setSettingsConfigMaps(globalHeaderConfigMaps(parsed.settings));
     this.defaults = undefined;
     return this.settings;
   }
