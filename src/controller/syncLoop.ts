@@ -12,6 +12,7 @@ import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnn
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { ignoredKeyReason } from '../model/settings/ingressNginxConfigMapKeys.js';
 import { parseGlobalSettings, type GlobalSettingsParseResult } from '../model/settings/parseGlobalSettings.js';
+import { globalHeaderConfigMaps } from '../model/globalHeaders.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
 import type { Store } from '../store/store.js';
 import type { ApplyOutcome, ApplyResult, Applying, DataPlane, Refused } from '../dataplane/dataPlane.js';
@@ -317,6 +318,7 @@ export class SyncLoop {
     const parsed = parseGlobalSettings(source?.data, { cpus: availableParallelism() });
     this.reportSettingsProblems(source, parsed);
     this.settings = parsed.settings;
+    this.options.store.setSettingsConfigMaps(globalHeaderConfigMaps(parsed.settings));
     this.defaults = undefined;
     return this.settings;
   }

@@ -10,6 +10,7 @@ import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { resolveGlobalHeaders } from './globalHeaders.js';
 import { withHostAliases } from './hostAliases.js';
 import { hostClientCertificates } from './hostClientCertificates.js';
 import { hostServerSnippet } from './hostServerSnippet.js';
@@ -158,6 +159,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       defaultCertificate,
       defaultBackend,
       settings: input.settings,
+      ...resolveGlobalHeaders(input.settings, (key) => input.lookup.configMap(key), warnings),
     },
     problems,
     warnings,

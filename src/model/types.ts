@@ -8,6 +8,7 @@ import type { ResponseRewrites } from './annotations/responseRewriteAnnotations.
 import type { UpstreamHeaders } from './annotations/upstreamHeaderAnnotations.js';
 import type { FastCgi } from './annotations/fastCgiAnnotations.js';
 import type { HostServerSnippet } from './hostServerSnippet.js';
+import type { GlobalHeaders } from './globalHeaders.js';
 import type { LogAnnotations } from './annotations/logAnnotations.js';
 import type { HostTlsCiphers, TlsCipherAnnotations } from './annotations/tlsCipherAnnotations.js';
 import type { Redirects } from './annotations/redirectAnnotations.js';
@@ -359,4 +360,6 @@ export interface Configuration {
   defaultBackend: string | undefined;
   /** The global ConfigMap's settings. */
   settings: GlobalSettings;
+  /** add-headers and proxy-set-headers, read from the ConfigMaps they name (undefined: none). */
+  globalHeaders?: GlobalHeaders;
 }

@@ -74,6 +74,8 @@ export class Store implements StoreSnapshot {
   private readonly ingressConfigMaps = new ReferenceIndex();
   private readonly ingressServices = new ReferenceIndex();
   private readonly sliceServices = new ReferenceIndex();
+  /** ConfigMaps the global ConfigMap names (add-headers, proxy-set-headers): a change re-syncs as one of the global ConfigMap would. */
+  private settingsConfigMaps: readonly string[] = [];
 
   constructor(
     private readonly settings: StoreSettings,
@@ -147,6 +149,11 @@ export class Store implements StoreSnapshot {
 
   ingressesUsingService(serviceKey: string): Ingress[] {
     return this.servedIngresses(this.ingressServices.referrersOf(serviceKey));
+  }
+
+  /** The sync loop names the ConfigMaps the current settings read. */
+  setSettingsConfigMaps(keys: readonly string[]): void {
+    this.settingsConfigMaps = keys;
   }
 
   /** Ingresses whose annotations name the ConfigMap (auth-proxy-set-headers, fastcgi-params-configmap). */
@@ -253,7 +260,9 @@ export class Store implements StoreSnapshot {
       case 'Secret':
         return key === this.settings.defaultSslCertificate || this.ingressesUsingSecret(key).length > 0;
       case 'ConfigMap':
-        return this.settings.configMaps.includes(key) || this.ingressesUsingConfigMap(key).length > 0;
+        return (
+          this.settings.configMaps.includes(key) || this.settingsConfigMaps.includes(key) || this.ingressesUsingConfigMap(key).length > 0
+        );
     }
   }
 

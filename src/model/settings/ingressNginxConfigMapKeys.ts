@@ -22,6 +22,10 @@ export interface IngressNginxConfigMapKey {
 /** The Jaeger keys (the module was replaced by OpenTelemetry) and use-geoip (GeoIP2 replaced it) are still documented. */
 const NO_LONGER_READ = 'documented, but ingress-nginx v1.15.1 itself no longer reads it';
 
+/** nginx 1.22 still parses the directives but ignores them with a warning. */
+const HTTP2_HEADER_LIMITS_OBSOLETE =
+  'obsolete since nginx 1.19.7 (nginx 1.22 ignores the directive with a warning): large-client-header-buffers limits HTTP/2 headers too';
+
 export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] = [
   { key: 'add-headers', type: 'string', default: '' },
   { key: 'allow-backend-server-header', type: 'bool', default: 'false' },
@@ -56,14 +60,23 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     type: 'string',
     default: '',
     note: 'deprecated by ingress-nginx in favour of large-client-header-buffers',
+    refusedBecause: HTTP2_HEADER_LIMITS_OBSOLETE,
   },
   {
     key: 'http2-max-header-size',
     type: 'string',
     default: '',
     note: 'deprecated by ingress-nginx in favour of large-client-header-buffers',
+    refusedBecause: HTTP2_HEADER_LIMITS_OBSOLETE,
   },
-  { key: 'http2-max-requests', type: 'int', default: '0', note: 'deprecated by ingress-nginx in favour of keep-alive-requests' },
+  {
+    key: 'http2-max-requests',
+    type: 'int',
+    default: '0',
+    note: 'deprecated by ingress-nginx in favour of keep-alive-requests',
+    refusedBecause:
+      'obsolete since nginx 1.19.7 (nginx 1.22 ignores http2_max_requests with a warning): keep-alive-requests limits HTTP/2 connections too',
+  },
   { key: 'http2-max-concurrent-streams', type: 'int', default: '128' },
   { key: 'hsts', type: 'bool', default: 'true' },
   { key: 'hsts-include-subdomains', type: 'bool', default: 'true' },

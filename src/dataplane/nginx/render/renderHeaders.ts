@@ -6,13 +6,14 @@
 // x-forwarded-prefix as the request headers sent upstream; the proxy-cookie-*
 // and proxy-redirect-* rewrites of the response. A location without these
 // annotations gets nothing from here, and nginx loads headers-more only while
-// some location sets a custom header.
+// some location sets a custom header or the http block uses it (renderHeaderSettings.ts).
 import { posix } from 'node:path';
 import type { HeaderRewrite, ResponseRewrites } from '../../../model/annotations/responseRewriteAnnotations.js';
 import type { Configuration, LocationAnnotations } from '../../../model/types.js';
 import { captureTemplate, filePath, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
+import { httpUsesHeadersMore } from './renderHeaderSettings.js';
 
 /** Debian's libnginx-mod-http-headers-more-filter. */
 export const HEADERS_MORE_MODULE_FILE = 'ngx_http_headers_more_filter_module.so';
@@ -22,9 +23,11 @@ function setsCustomHeaders(annotations: LocationAnnotations): boolean {
   return custom !== undefined && custom.denied === undefined && custom.headers.length > 0;
 }
 
-/** The main context's load_module, only while a location sets custom headers. */
+/** The main context's load_module, only while the http block (renderHeaderSettings.ts) or a location sets headers with it. */
 export function renderHeadersMoreModule(main: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
-  const used = configuration.servers.some((server) => server.locations.some((location) => setsCustomHeaders(location.annotations)));
+  const used =
+    httpUsesHeadersMore(configuration) ||
+    configuration.servers.some((server) => server.locations.some((location) => setsCustomHeaders(location.annotations)));
   if (used) main.directive('load_module', filePath(posix.join(context.modulesDir, HEADERS_MORE_MODULE_FILE)));
 }
 

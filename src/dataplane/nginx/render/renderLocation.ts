@@ -15,6 +15,7 @@ import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { renderCustomHeaders, renderResponseRewrites, withUpstreamHeaders } from './renderHeaders.js';
+import { withGlobalUpstreamHeaders } from './renderHeaderSettings.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -238,7 +239,10 @@ function renderProxy(
     body.directive('fastcgi_pass', raw.upstreamName(BALANCER_UPSTREAM));
     return;
   }
-  const ownHeaders = withUpstreamHeaders(upstreamRequestHeaders(module, settings), annotations);
+  const ownHeaders = withUpstreamHeaders(
+    withGlobalUpstreamHeaders(upstreamRequestHeaders(module, settings), scope.configuration),
+    annotations,
+  );
   for (const [name, value] of [...ownHeaders, ...externalAuthUpstreamHeaders(location, settings)]) {
     body.directive(`${module}_set_header`, raw.headerName(name), value);
   }

@@ -12,6 +12,7 @@ import type { RenderContext } from './renderContext.js';
 import { renderCorsMaps } from './renderCors.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
+import { renderHeaderSettings } from './renderHeaderSettings.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
@@ -65,6 +66,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.block('http', [], (http) => {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
+    http.from(SETTINGS_ORIGIN, () => renderHeaderSettings(http, configuration));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
     http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));

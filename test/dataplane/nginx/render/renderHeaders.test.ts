@@ -23,10 +23,14 @@ const CUSTOM: LocationAnnotations['customHeaders'] = {
   denied: undefined,
 };
 
-/** headers.example with `/with` (these annotations) and `/plain` (none), as two Ingresses would make it. */
+/**
+ * headers.example with `/with` (these annotations) and `/plain` (none), as two Ingresses would make it;
+ * server-tokens on, so the http block itself needs no headers-more (renderHeaderSettings.test.ts).
+ */
 function withHeaders(extra: Partial<LocationAnnotations>): Configuration {
   const annotated = location('/with', 'prefix', web.name);
   return configuration({
+    settings: { serverTokens: true },
     servers: [
       server('headers.example', [
         { ...annotated, annotations: { ...annotations({ backendProtocol: extra.backendProtocol ?? 'HTTP' }), ...extra } },

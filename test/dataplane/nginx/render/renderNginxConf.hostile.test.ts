@@ -182,9 +182,17 @@ describe('hostile values in user-controlled fields', () => {
     for (const injected of ['ssl_engine', 'daemon']) assert.ok(!names.includes(injected), injected);
     assert.deepEqual(
       tree.filter((directive) => directive.name === 'load_module').map((directive) => directive.args),
-      [['/usr/share/nginx/modules/ndk_http_module.so'], ['/usr/share/nginx/modules/ngx_http_lua_module.so']],
+      [
+        ['/usr/share/nginx/modules/ndk_http_module.so'],
+        ['/usr/share/nginx/modules/ngx_http_lua_module.so'],
+        ['/usr/share/nginx/modules/ngx_http_headers_more_filter_module.so'],
+      ],
     );
-    assert.equal(names.filter((name) => name === 'load_module').length, 2, 'only the Lua modules, in the main context');
+    assert.equal(
+      names.filter((name) => name === 'load_module').length,
+      3,
+      'only the Lua modules and headers-more (server-tokens off), in the main context',
+    );
     assert.equal(names.filter((name) => name === 'include').length, 1, 'only mime.types');
     const carriers = new Set(
       allDirectives(tree)

@@ -59,10 +59,12 @@ describe('main and http', () => {
       createRenderContext('/run/portico', { workerUser: 'www-data', luaDir: LUA_DIR }),
     );
     assert.deepEqual(
-      tree.slice(0, 3).map(({ name, args }) => [name, ...args]),
+      tree.slice(0, 4).map(({ name, args }) => [name, ...args]),
       [
         ['load_module', `${DEFAULT_MODULES_DIR}/ndk_http_module.so`],
         ['load_module', `${DEFAULT_MODULES_DIR}/ngx_http_lua_module.so`],
+        // server-tokens off (the default) removes the Server header with headers-more.
+        ['load_module', `${DEFAULT_MODULES_DIR}/ngx_http_headers_more_filter_module.so`],
         ['user', 'www-data'],
       ],
     );
@@ -130,7 +132,11 @@ describe('main and http', () => {
     const tree = parsed(configuration(), createRenderContext('', { luaDir: LUA_DIR, modulesDir: '/opt/nginx/modules' }));
     assert.deepEqual(
       named(tree, 'load_module').map(({ args }) => args),
-      [['/opt/nginx/modules/ndk_http_module.so'], ['/opt/nginx/modules/ngx_http_lua_module.so']],
+      [
+        ['/opt/nginx/modules/ndk_http_module.so'],
+        ['/opt/nginx/modules/ngx_http_lua_module.so'],
+        ['/opt/nginx/modules/ngx_http_headers_more_filter_module.so'],
+      ],
     );
     assert.deepEqual(argsOf(only(tree, 'http'), 'lua_shared_dict'), [
       ['portico_configuration', DEFAULT_LIVE_STATE_MEMORY],
