@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAdmissionWebhook } from '../admission/admissionWebhook.js';
+import { runCheck } from '../check/runCheck.js';
 import { EventRecorder } from '../controller/events/eventRecorder.js';
 import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
@@ -75,6 +76,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
 }
 
 async function run(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'check') return runCheck(argv.slice(1));
   let parsed;
   try {
     parsed = parseCommandLine(argv);

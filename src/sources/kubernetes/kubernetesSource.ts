@@ -73,6 +73,14 @@ export class KubernetesSource {
     this.options.logger.info({ kinds: [...this.reflectors.keys()] }, 'caches synced');
   }
 
+  /** Lists every kind once, in start()'s order, without watching; rejects on the first failed LIST (`portico check`). */
+  async listOnce(): Promise<void> {
+    const ingress = this.reflectors.get('Ingress');
+    const others = [...this.reflectors.values()].filter((reflector) => reflector !== ingress);
+    await Promise.all(others.map((reflector) => reflector.listOnce()));
+    await ingress?.listOnce();
+  }
+
   async stop(): Promise<void> {
     await Promise.all([...this.reflectors.values()].map((reflector) => reflector.stop()));
   }

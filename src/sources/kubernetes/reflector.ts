@@ -94,6 +94,11 @@ export class Reflector<T extends KubeObject> {
     this.running ??= this.run();
   }
 
+  /** One paged LIST into the sink, and no WATCH (`portico check` reads the cluster once). */
+  async listOnce(): Promise<void> {
+    await this.listAll();
+  }
+
   async stop(): Promise<void> {
     this.abort.abort();
     await this.running;

@@ -149,7 +149,7 @@ export class ManifestSource {
  * mounted ConfigMap's `..data` folders (which would double every file).
  * Symlinked folders are not followed, so a link loop cannot trap the walk.
  */
-function listManifestFiles(root: string): string[] {
+export function listManifestFiles(root: string): string[] {
   const found: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -1,0 +1,60 @@
+// The ingress-nginx controller's command line, read from its Deployment, and the
+// flags of it Portico would not honour. Each flag is looked up in Portico's flag
+// table (cli/flags.ts) and its value parsed by the controller's own command-line
+// parser, so the check says what `portico` itself would do with the same args.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { CommandLineError, parseCommandLine } from '../cli/commandLine.js';
+import { FLAG_DEFINITIONS, type FlagDefinition } from '../cli/flags.js';
+import { objectKey, type Wire } from '../kube/objects.js';
+import type { DeploymentFinding, FlagFinding } from './checkReport.js';
+
+export type Deployment = Wire<V1Deployment>;
+
+/** ingress-nginx's Helm chart and static manifests name the controller's container so. */
+const CONTROLLER_CONTAINER = 'controller';
+
+const DEFINITIONS_BY_NAME: ReadonlyMap<string, FlagDefinition> = new Map(FLAG_DEFINITIONS.map((d) => [d.name, d]));
+
+/** The flags of the Deployment's controller container (named `controller`, else its first) that Portico would not honour. */
+export function deploymentFlagFindings(deployment: Deployment): DeploymentFinding {
+  const containers = deployment.spec?.template.spec?.containers ?? [];
+  const container = containers.find((candidate) => candidate.name === CONTROLLER_CONTAINER) ?? containers[0];
+  const argv = [...(container?.command ?? []), ...(container?.args ?? [])];
+  return { name: objectKey(deployment), container: container?.name ?? '', flags: flagFindings(argv) };
+}
+
+/** One finding per flag Portico would ignore, not know, or not parse; arguments that are not flags (the binary) are skipped. */
+export function flagFindings(argv: readonly string[]): FlagFinding[] {
+  const findings: FlagFinding[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index] ?? '';
+    const flag = /^--?([^-=][^=]*)(=.*)?$/s.exec(argument);
+    if (!flag) continue;
+    const definition = DEFINITIONS_BY_NAME.get(flag[1] ?? '');
+    if (definition === undefined) {
+      findings.push({ argument, kind: 'unknown', reason: 'Portico has no such flag: it would not start with it' });
+      continue;
+    }
+    // pflag: a non-boolean flag without `=value` takes the next argument as its value.
+    const words = flag[2] === undefined && definition.kind !== 'bool' ? argv.slice(index, index + 2) : [argument];
+    index += words.length - 1;
+    const written = words.join(' ');
+    const invalid = parseProblem(words);
+    if (invalid !== undefined) findings.push({ argument: written, kind: 'invalid', reason: `${invalid}: Portico would not start with it` });
+    else if (!definition.implemented) {
+      findings.push({ argument: written, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' });
+    }
+  }
+  return findings;
+}
+
+/** What the controller's parser says of this one flag, or undefined when it takes it. */
+function parseProblem(words: readonly string[]): string | undefined {
+  try {
+    parseCommandLine(words);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CommandLineError) return error.message;
+    throw error;
+  }
+}

@@ -1,0 +1,74 @@
+// The ingress-nginx Deployment's flags Portico would not honour: unknown names,
+// values Portico's parser refuses, flags accepted but not acted on; a value
+// written as the next argument is read with its flag, as pflag reads it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { deploymentFlagFindings, flagFindings } from '../../src/check/deploymentFlags.js';
+import { FLAG_DEFINITIONS } from '../../src/cli/flags.js';
+
+const NOT_IMPLEMENTED = FLAG_DEFINITIONS.find((definition) => !definition.implemented);
+
+test('flags Portico takes and honours give no finding, whatever their spelling', () => {
+  const honoured = FLAG_DEFINITIONS.filter((definition) => definition.implemented && definition.kind === 'string').slice(0, 2);
+  assert.equal(honoured.length, 2);
+  const argv = [
+    '/nginx-ingress-controller',
+    `--${honoured[0]?.name}=a`,
+    `--${honoured[1]?.name}`,
+    'b',
+    '--watch-ingress-without-class',
+    '-v=2',
+  ];
+  assert.deepEqual(flagFindings(argv), []);
+});
+
+test('an unknown flag, with or without a value', () => {
+  assert.deepEqual(flagFindings(['--no-such-flag', '--other-unknown=1']), [
+    { argument: '--no-such-flag', kind: 'unknown', reason: 'Portico has no such flag: it would not start with it' },
+    { argument: '--other-unknown=1', kind: 'unknown', reason: 'Portico has no such flag: it would not start with it' },
+  ]);
+});
+
+test("a value Portico's parser refuses, as `portico` itself would say it", () => {
+  assert.deepEqual(flagFindings(['--sync-rate-limit', 'fast', '--enable-metrics=maybe']), [
+    {
+      argument: '--sync-rate-limit fast',
+      kind: 'invalid',
+      reason: "option '--sync-rate-limit <float>' argument 'fast' is invalid. expected a number.: Portico would not start with it",
+    },
+    {
+      argument: '--enable-metrics=maybe',
+      kind: 'invalid',
+      reason: "option '--enable-metrics [bool]' argument 'maybe' is invalid. expected true or false.: Portico would not start with it",
+    },
+  ]);
+});
+
+test('a flag Portico accepts but does not act on', { skip: NOT_IMPLEMENTED === undefined && 'every flag is implemented' }, () => {
+  const name = NOT_IMPLEMENTED?.name ?? '';
+  const argument = NOT_IMPLEMENTED?.kind === 'bool' ? `--${name}=true` : `--${name}=${String(NOT_IMPLEMENTED?.default)}`;
+  assert.deepEqual(flagFindings([argument]), [
+    { argument, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
+  ]);
+});
+
+test("the controller container's command and args: the one named controller, else the first", () => {
+  const deployment = (containers: { name: string; command?: string[]; args?: string[] }[]) => ({
+    metadata: { namespace: 'ingress-nginx', name: 'ctl' },
+    spec: { selector: {}, template: { spec: { containers } } },
+  });
+  const named = deploymentFlagFindings(
+    deployment([
+      { name: 'sidecar', args: ['--sidecar-flag'] },
+      { name: 'controller', command: ['/nginx-ingress-controller', '--from-command'], args: ['--from-args'] },
+    ]),
+  );
+  assert.deepEqual(
+    named.flags.map((finding) => finding.argument),
+    ['--from-command', '--from-args'],
+  );
+  assert.equal(named.name, 'ingress-nginx/ctl');
+  assert.equal(named.container, 'controller');
+  assert.equal(deploymentFlagFindings(deployment([{ name: 'main', args: ['--x'] }])).container, 'main');
+  assert.deepEqual(deploymentFlagFindings(deployment([])), { name: 'ingress-nginx/ctl', container: '', flags: [] });
+});
