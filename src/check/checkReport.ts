@@ -4,6 +4,8 @@
 /** Bumped when a field changes meaning or goes away; new fields may appear without it. */
 export const CHECK_REPORT_VERSION = 1;
 
+import type { IgnoredKeyKind } from '../model/settings/ingressNginxConfigMapKeys.js';
+
 export interface CheckReport {
   version: typeof CHECK_REPORT_VERSION;
   /** Whether anything below would behave differently under Portico (the exit code is 1 when true). */
@@ -62,11 +64,7 @@ export interface ConfigMapFinding {
 
 export interface IgnoredKey {
   key: string;
-  /**
-   * `refused`: Portico does not implement it on purpose; `missing-module`: Debian's nginx has no module for it;
-   * `not-implemented`: an ingress-nginx key Portico does not implement yet; `unknown`: not an ingress-nginx key.
-   */
-  kind: 'refused' | 'missing-module' | 'not-implemented' | 'unknown';
+  kind: IgnoredKeyKind;
   reason: string;
 }
 

@@ -10,7 +10,7 @@ import { buildConfiguration, type ModelInput } from '../model/buildConfiguration
 import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
-import { ignoredKeyReason } from '../model/settings/ingressNginxConfigMapKeys.js';
+import { classifyIgnoredKey } from '../model/settings/ingressNginxConfigMapKeys.js';
 import { parseGlobalSettings, type GlobalSettingsParseResult } from '../model/settings/parseGlobalSettings.js';
 import { globalHeaderConfigMaps } from '../model/globalHeaders.js';
 import type { Configuration, LocationAnnotations } from '../model/types.js';
@@ -332,7 +332,7 @@ export class SyncLoop {
     if (!source) return;
     for (const problem of parsed.problems) this.options.events.recordOnConfigMap(source, 'Warning', 'InvalidValue', problem);
     for (const key of parsed.unknownKeys) {
-      this.options.events.recordOnConfigMap(source, 'Warning', 'IgnoredKey', `ConfigMap key ${key} ignored: ${ignoredKeyReason(key)}`);
+      this.options.events.recordOnConfigMap(source, 'Warning', 'IgnoredKey', `ConfigMap key ${key}: ${classifyIgnoredKey(key).reason}`);
     }
   }
 

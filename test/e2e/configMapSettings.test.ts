@@ -98,8 +98,8 @@ test('a refused value keeps its default, the rest of the ConfigMap applies, and 
   await eventually(async () => {
     const messages = (await configMapWarnings()).map((event) => `${event.reason}: ${event.message}`).sort();
     assert.deepEqual(messages, [
-      "IgnoredKey: ConfigMap key enable-opentelemetry ignored: needs the OpenTelemetry module, which Debian's nginx lacks",
-      'IgnoredKey: ConfigMap key not-a-key ignored: not a key ingress-nginx v1.15.1 reads',
+      "IgnoredKey: ConfigMap key enable-opentelemetry: Debian 12's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored",
+      'IgnoredKey: ConfigMap key not-a-key: not a ConfigMap key of ingress-nginx v1.15.1; ignored',
       'InvalidValue: ConfigMap key proxy-read-timeout: invalid value "soon"; expected an integer of seconds from 1 to 2147483; keeping the default',
     ]);
   }, WAIT);

@@ -285,10 +285,20 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
 
 const KEY_BY_NAME: ReadonlyMap<string, IngressNginxConfigMapKey> = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.key, key]));
 
-/** Why Portico ignores a ConfigMap key it does not implement: the words its log line and Event give. */
-export function ignoredKeyReason(name: string): string {
+/**
+ * `refused`: Portico does not implement it on purpose; `missing-module`: Debian's nginx has no module for it;
+ * `not-implemented`: an ingress-nginx key Portico does not implement yet; `unknown`: not an ingress-nginx key.
+ */
+export type IgnoredKeyKind = 'refused' | 'missing-module' | 'not-implemented' | 'unknown';
+
+/** Why Portico ignores a ConfigMap key it does not implement: what its Event on the ConfigMap and `portico check` say. */
+export function classifyIgnoredKey(name: string): { kind: IgnoredKeyKind; reason: string } {
   const key = KEY_BY_NAME.get(name);
-  if (key === undefined) return 'not a key ingress-nginx v1.15.1 reads';
-  if (key.missingModule !== undefined) return `needs the ${key.missingModule} module, which Debian's nginx lacks`;
-  return key.refusedBecause ?? 'not implemented by Portico yet';
+  if (key === undefined) return { kind: 'unknown', reason: 'not a ConfigMap key of ingress-nginx v1.15.1; ignored' };
+  if (key.refusedBecause !== undefined) return { kind: 'refused', reason: key.refusedBecause };
+  if (key.missingModule !== undefined) {
+    return { kind: 'missing-module', reason: `Debian 12's nginx has no ${key.missingModule} module, so Portico cannot apply it; ignored` };
+  }
+  const note = key.note === undefined ? '' : ` (${key.note})`;
+  return { kind: 'not-implemented', reason: `not implemented by Portico yet; ignored${note}` };
 }

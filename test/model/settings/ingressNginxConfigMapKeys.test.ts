@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { INGRESS_NGINX_CONFIGMAP_KEYS, ignoredKeyReason } from '../../../src/model/settings/ingressNginxConfigMapKeys.js';
+import { INGRESS_NGINX_CONFIGMAP_KEYS, classifyIgnoredKey } from '../../../src/model/settings/ingressNginxConfigMapKeys.js';
 import { FIELD_BY_KEY } from '../../../src/model/settings/parseGlobalSettings.js';
 import { loadChecklist } from '../../support/compatibilityChecklist.js';
 
@@ -37,10 +37,12 @@ test("the compatibility checklist's keys, the two configmap.md documents that it
   );
 });
 
-test("ignoredKeyReason: says whether a key is not ingress-nginx's, needs a missing module, is refused on purpose or not done yet", () => {
-  assert.equal(ignoredKeyReason('not-a-key'), 'not a key ingress-nginx v1.15.1 reads');
-  assert.equal(ignoredKeyReason('otel-sampler'), "needs the OpenTelemetry module, which Debian's nginx lacks");
-  const plain = INGRESS_NGINX_CONFIGMAP_KEYS.find((key) => key.refusedBecause === undefined && key.missingModule === undefined);
-  assert.ok(plain);
-  assert.equal(ignoredKeyReason(plain.key), 'not implemented by Portico yet');
+test('classifyIgnoredKey: not an ingress-nginx key, a missing module, refused on purpose, or not done yet', () => {
+  assert.deepEqual(classifyIgnoredKey('not-a-key'), { kind: 'unknown', reason: 'not a ConfigMap key of ingress-nginx v1.15.1; ignored' });
+  assert.deepEqual(classifyIgnoredKey('otel-sampler'), {
+    kind: 'missing-module',
+    reason: "Debian 12's nginx has no OpenTelemetry module, so Portico cannot apply it; ignored",
+  });
+  assert.equal(classifyIgnoredKey('http2-max-requests').kind, 'refused');
+  assert.match(classifyIgnoredKey('http2-max-requests').reason, /keep-alive-requests/);
 });
