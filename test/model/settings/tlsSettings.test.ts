@@ -87,6 +87,8 @@ test('ssl-dh-param: a Secret as namespace/name', () => {
 
 test('ssl-ecdh-curve: auto, or distinct OpenSSL group names as OpenSSL spells them', () => {
   for (const text of ['auto', 'X25519', 'X25519:P-256:P-384', 'prime256v1', 'secp384r1:ffdhe2048']) accepts(parseEcdhCurve, text, text);
+  // One group by two of its names: OpenSSL refuses the list.
+  for (const text of ['P-256:prime256v1', 'secp256r1:P-256', 'P-384:secp384r1']) refuses(parseEcdhCurve, text);
   for (const text of ['p-256', 'bogus', 'X25519:', ':X25519', 'X25519:X25519', 'X25519,P-256', 'X25519 P-256', 'AUTO', '', ...HOSTILE]) {
     refuses(parseEcdhCurve, text);
   }

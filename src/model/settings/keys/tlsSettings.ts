@@ -93,39 +93,41 @@ export const parseDhParamSecret: ValueParser<string | undefined> = (text) => {
 
 /**
  * The group names OpenSSL 3.0's SSL_CTX_set1_curves_list takes in nginx 1.22
- * (each checked with `nginx -t`), spelled as OpenSSL spells them: it refuses
- * `p-256`, so no case folding.
+ * (each checked with `nginx -t`), spelled as OpenSSL spells them (it refuses
+ * `p-256`, so no case folding), each with the group it names: OpenSSL refuses
+ * a list naming one group twice, also by two of its names (`P-256:prime256v1`).
  */
-export const ECDH_GROUPS: readonly string[] = [
-  'X25519',
-  'X448',
-  'P-256',
-  'P-384',
-  'P-521',
-  'prime256v1',
-  'secp256r1',
-  'secp384r1',
-  'secp521r1',
-  'secp256k1',
-  'brainpoolP256r1',
-  'brainpoolP384r1',
-  'brainpoolP512r1',
-  'ffdhe2048',
-  'ffdhe3072',
-  'ffdhe4096',
-  'ffdhe6144',
-  'ffdhe8192',
-];
+const ECDH_GROUP_OF: ReadonlyMap<string, string> = new Map([
+  ['X25519', 'X25519'],
+  ['X448', 'X448'],
+  ['P-256', 'P-256'],
+  ['prime256v1', 'P-256'],
+  ['secp256r1', 'P-256'],
+  ['P-384', 'P-384'],
+  ['secp384r1', 'P-384'],
+  ['P-521', 'P-521'],
+  ['secp521r1', 'P-521'],
+  ['secp256k1', 'secp256k1'],
+  ['brainpoolP256r1', 'brainpoolP256r1'],
+  ['brainpoolP384r1', 'brainpoolP384r1'],
+  ['brainpoolP512r1', 'brainpoolP512r1'],
+  ['ffdhe2048', 'ffdhe2048'],
+  ['ffdhe3072', 'ffdhe3072'],
+  ['ffdhe4096', 'ffdhe4096'],
+  ['ffdhe6144', 'ffdhe6144'],
+  ['ffdhe8192', 'ffdhe8192'],
+]);
 
-/** `auto` or known groups joined by ":" (OpenSSL fails the whole list on one unknown name, and nginx -t with it). */
+export const ECDH_GROUP_NAMES: readonly string[] = [...ECDH_GROUP_OF.keys()];
+
+/** `auto` or known names of distinct groups joined by ":" (OpenSSL fails the whole list on one bad name, and nginx -t with it). */
 export const parseEcdhCurve: ValueParser<string> = (text) => {
   if (text === 'auto') return { ok: true, value: text };
-  const groups = text.split(':');
-  // OpenSSL also refuses a group named twice.
-  const known = new Set(groups).size === groups.length && groups.every((group) => ECDH_GROUPS.includes(group));
+  const groups = text.split(':').map((name) => ECDH_GROUP_OF.get(name));
+  const known = groups.every((group) => group !== undefined) && new Set(groups).size === groups.length;
   return known
     ? { ok: true, value: text }
-    : { ok: false, expected: `"auto" or a ":"-separated list of distinct groups from ${ECDH_GROUPS.join(', ')}` };
+    : { ok: false, expected: `"auto" or a ":"-separated list of distinct groups from ${ECDH_GROUP_NAMES.join(', ')}` };
 };
 
 export const TLS_SPECS: SpecTable<TlsSettings> = {
