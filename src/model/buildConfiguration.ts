@@ -19,6 +19,7 @@ import { compareIngressAge } from './ingressOrder.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { SecretFileSet } from './secretFiles.js';
+import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
 
@@ -149,6 +150,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       ...hostTlsCiphers(server.locations),
     }));
   const named = withHostAliases(finished, ordered, certificates, problems);
+  const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
 
   return {
     configuration: {
@@ -156,6 +158,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       backends: scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered)),
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),
+      tlsFiles,
       defaultCertificate,
       defaultBackend,
       settings: input.settings,

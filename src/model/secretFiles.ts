@@ -24,6 +24,18 @@ export class SecretFileSet {
     return id;
   }
 
+  /**
+   * Registers binary `contents` taken from the ConfigMap key `key` (ssl-session-ticket-key);
+   * returns its id. Kept as base64, so the configuration stays plain, comparable data.
+   */
+  addBinary(key: string, contents: Buffer): string {
+    if (!/^[a-z]+(?:-[a-z]+)*$/.test(key)) throw new Error(`not a ConfigMap key for a file name: ${JSON.stringify(key)}`);
+    const digest = createHash('sha256').update(contents).digest('hex').slice(0, 16);
+    const id = `configmap-${key}-${digest}.key`;
+    this.files.set(id, { id, secret: `ConfigMap key ${key}`, contents: contents.toString('base64'), encoding: 'base64' });
+    return id;
+  }
+
   /** Sorted by id, as Configuration.secretFiles. */
   list(): SecretFile[] {
     return [...this.files.values()].sort((a, b) => (a.id < b.id ? -1 : 1));

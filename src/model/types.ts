@@ -331,9 +331,11 @@ export interface Certificate {
 export interface SecretFile {
   /** A file name, stable for the same content: `<namespace>-<name>-<role>-<digest>.pem`. */
   id: string;
-  /** `namespace/name` of the Secret it comes from. */
+  /** `namespace/name` of the Secret it comes from (`ConfigMap key <key>` for a ConfigMap value). */
   secret: string;
   contents: string;
+  /** `base64`: `contents` is the base64 of binary data (ssl-session-ticket-key, model/tlsSettingsFiles.ts); else text. */
+  encoding?: 'base64';
 }
 
 /** Why an Ingress (or one version of it) is not served as written. */
@@ -354,6 +356,8 @@ export interface Configuration {
   certificates: Certificate[];
   /** By id: the files the rendered nginx.conf names (SecretFile). */
   secretFiles: SecretFile[];
+  /** ssl-dh-param and ssl-session-ticket-key as SecretFile ids (model/tlsSettingsFiles.ts). */
+  tlsFiles?: import('./tlsSettingsFiles.js').TlsSettingsFiles;
   /** The certificate of the catch-all server and of TLS hosts without their own; undefined = the fake one. */
   defaultCertificate: string | undefined;
   /** Backend for unmatched requests (`--default-backend-service` or a catch-all Ingress); undefined = 404. */

@@ -27,6 +27,7 @@ import { configMapsOfIngress, secretsOfIngress, servicesOfIngress } from './ingr
 import { ObjectCache } from './objectCache.js';
 import type { ObjectSink } from './objectSink.js';
 import { ReferenceIndex } from './referenceIndex.js';
+import { secretsOfSettings } from './settingsReferences.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -258,12 +259,17 @@ export class Store implements StoreSnapshot {
       case 'Service':
         return this.isServiceRelevant(key);
       case 'Secret':
-        return key === this.settings.defaultSslCertificate || this.ingressesUsingSecret(key).length > 0;
+        return key === this.settings.defaultSslCertificate || this.ingressesUsingSecret(key).length > 0 || this.isSettingsSecret(key);
       case 'ConfigMap':
         return (
           this.settings.configMaps.includes(key) || this.settingsConfigMaps.includes(key) || this.ingressesUsingConfigMap(key).length > 0
         );
     }
+  }
+
+  /** A Secret the global ConfigMap names (ssl-dh-param). */
+  private isSettingsSecret(key: string): boolean {
+    return this.settings.configMaps.some((configMap) => secretsOfSettings(this.caches.ConfigMap.get(configMap)).includes(key));
   }
 
   private isServiceRelevant(key: string): boolean {

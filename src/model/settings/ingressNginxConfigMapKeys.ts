@@ -1,7 +1,7 @@
 // Every global ConfigMap key ingress-nginx v1.15.1 documents
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
 // type and default as that table gives them, plus the one key its config.go reads
-// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version).
+// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version, ssl-early-data).
 // Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
@@ -51,7 +51,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'disable-ipv6', type: 'bool', default: 'false' },
   { key: 'disable-ipv6-dns', type: 'bool', default: 'false' },
   { key: 'enable-underscores-in-headers', type: 'bool', default: 'false' },
-  { key: 'enable-ocsp', type: 'bool', default: 'false' },
+  {
+    key: 'enable-ocsp',
+    type: 'bool',
+    default: 'false',
+    refusedBecause:
+      "certificates are served from Lua, where nginx's ssl_stapling does not apply; stapling needs OCSP responses fetched from each certificate's responder and pushed with the certificate, which Portico does not do",
+  },
   { key: 'ignore-invalid-headers', type: 'bool', default: 'true' },
   { key: 'retry-non-idempotent', type: 'bool', default: 'false' },
   { key: 'error-log-level', type: 'string', default: 'notice' },
@@ -127,6 +133,12 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'ssl-session-ticket-key', type: 'string', default: '<Randomly Generated>' },
   { key: 'ssl-session-timeout', type: 'string', default: '10m' },
   { key: 'ssl-buffer-size', type: 'string', default: '4k' },
+  {
+    key: 'ssl-early-data',
+    type: 'bool',
+    default: 'false',
+    note: 'configmap.md describes it in a section of its own but leaves it out of its table; config.go reads it',
+  },
   { key: 'use-proxy-protocol', type: 'bool', default: 'false' },
   { key: 'proxy-protocol-header-timeout', type: 'string', default: '5s' },
   { key: 'enable-aio-write', type: 'bool', default: 'true' },
@@ -265,7 +277,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'block-cidrs', type: '[]string', default: '' },
   { key: 'block-user-agents', type: '[]string', default: '' },
   { key: 'block-referers', type: '[]string', default: '' },
-  { key: 'proxy-ssl-location-only', type: 'bool', default: 'false' },
+  {
+    key: 'proxy-ssl-location-only',
+    type: 'bool',
+    default: 'false',
+    refusedBecause:
+      "Portico always applies proxy-ssl-* in the annotated Ingress's locations only (as with true): a host's other locations never inherit another Ingress's backend TLS Secret",
+  },
   { key: 'default-type', type: 'string', default: 'text/html' },
   { key: 'service-upstream', type: 'bool', default: 'false' },
   { key: 'ssl-reject-handshake', type: 'bool', default: 'false' },

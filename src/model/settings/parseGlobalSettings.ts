@@ -20,6 +20,7 @@ import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
 import { HEADER_SPECS } from './keys/headerSettings.js';
+import { TLS_SPECS } from './keys/tlsSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -176,6 +177,7 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...CORE_SPECS,
   ...GLOBAL_AUTH_SPECS,
   ...HEADER_SPECS,
+  ...TLS_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { parseGlobalSettings as parseIn, type SettingsEnvironment } from '../../../src/model/settings/parseGlobalSettings.js';
 import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
 import { HEADER_DEFAULTS } from '../../../src/model/settings/keys/headerSettings.js';
+import { TLS_DEFAULTS } from '../../../src/model/settings/keys/tlsSettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -174,6 +175,7 @@ test('every field is read from its ingress-nginx key', () => {
     globalAllowedResponseHeaders: ['My-Custom-Header', 'X_Other'],
     // Each key of the header group is read in headerSettings.test.ts.
     ...HEADER_DEFAULTS,
+    ...TLS_DEFAULTS,
   });
 });
 

@@ -12,7 +12,8 @@ export async function writeSecretFiles(directory: string, files: readonly Secret
   for (const file of files) {
     if (present.has(file.id)) continue;
     const partial = join(directory, `.${file.id}.${randomBytes(4).toString('hex')}`);
-    await writeFile(partial, file.contents, { mode: 0o600, flag: 'wx' });
+    const contents = file.encoding === 'base64' ? Buffer.from(file.contents, 'base64') : file.contents;
+    await writeFile(partial, contents, { mode: 0o600, flag: 'wx' });
     await rename(partial, join(directory, file.id));
   }
 }

@@ -165,7 +165,6 @@ const KEYWORDS = [
   'portico_auth_cache',
   'escape=json',
   'text/html',
-  'shared:SSL:10m',
   'http',
   '1.1',
   // proxy-http-version, and proxy_next_upstream's conditions (nextUpstreamAnnotations.ts).

@@ -7,6 +7,7 @@ import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
+import { renderTlsSettings } from './renderTlsSettings.js';
 import { serverNamesHashSizes } from './serverNames.js';
 import { allServerNames } from '../../../model/hostAliases.js';
 import { HttpVariable } from './variables.js';
@@ -46,7 +47,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('ssl_protocols', ...settings.sslProtocols.map((protocol) => raw.keyword(tlsProtocol(protocol))));
   http.directive('ssl_ciphers', literal(settings.sslCiphers));
   http.directive('ssl_prefer_server_ciphers', raw.keyword('on'));
-  http.directive('ssl_session_cache', raw.keyword('shared:SSL:10m'));
+  renderTlsSettings(http, configuration, context);
 
   renderVariables(http, settings);
   renderRedirectDefaults(http, settings);

@@ -12,6 +12,7 @@ import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js'
 import { renderMirrorLocations } from './renderMirror.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderTlsCiphers } from './renderTlsCiphers.js';
+import { renderRejectHandshake } from './renderTlsSettings.js';
 import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
@@ -44,6 +45,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
     renderCertificateHook(block);
+    if (isDefault) renderRejectHandshake(block, configuration.settings);
     renderClientCertificateVerification(block, server, scope);
     renderTlsCiphers(block, server, scope);
     if (server.tls && configuration.settings.hsts) {

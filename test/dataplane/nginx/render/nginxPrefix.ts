@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RenderContext } from '../../../../src/dataplane/nginx/render/renderContext.js';
+import { writeSecretFiles } from '../../../../src/dataplane/nginx/process/secretFiles.js';
 import type { SecretFile } from '../../../../src/model/types.js';
 
 const run = promisify(execFile);
@@ -103,7 +104,7 @@ export async function createNginxPrefix(
   }
   await writeFile(inPrefix(paths.fakeCertificate), await fakeCertificatePem(), { mode: 0o600 });
   await mkdir(inPrefix(paths.secretFiles), { recursive: true, mode: 0o700 });
-  for (const file of secretFiles) await writeFile(inPrefix(join(paths.secretFiles, file.id)), file.contents, { mode: 0o600 });
+  await writeSecretFiles(inPrefix(paths.secretFiles), secretFiles);
   const confFile = inPrefix('nginx.conf');
   await writeFile(confFile, conf);
   return {
