@@ -5,6 +5,7 @@
 import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
 import type { LoadBalanceAlgorithm } from '../types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
+import { LOGGING_DEFAULTS, type LoggingSettings } from './keys/loggingSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -152,7 +153,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings;
+export type GlobalSettings = CoreSettings & GlobalAuthSettings & LoggingSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -227,4 +228,5 @@ const CORE_DEFAULTS: CoreSettings = {
 export const DEFAULT_SETTINGS: GlobalSettings = {
   ...CORE_DEFAULTS,
   ...GLOBAL_AUTH_DEFAULTS,
+  ...LOGGING_DEFAULTS,
 };

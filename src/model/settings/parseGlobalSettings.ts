@@ -19,6 +19,7 @@ import {
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
+import { LOGGING_SPECS, syslogProblems } from './keys/loggingSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -174,6 +175,7 @@ const CORE_SPECS: SpecTable<CoreSettings> = {
 const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...CORE_SPECS,
   ...GLOBAL_AUTH_SPECS,
+  ...LOGGING_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
@@ -195,6 +197,7 @@ export function parseGlobalSettings(data: Record<string, string> | undefined, en
     if (problem !== undefined) problems.push(`ConfigMap key ${key}: ${problem}; keeping the default`);
   }
   problems.push(...keepAcceptedProxyBuffers(settings));
+  problems.push(...syslogProblems(settings));
   return { settings, problems, unknownKeys };
 }
 
