@@ -80,7 +80,8 @@ test('an empty path or syslog host is unset, as in ingress-nginx; error-log-path
   refused('access-log-path', 'stderr');
 });
 
-test('a log path stays one absolute file path', () => {
+test('a log path stays one absolute file path, of at most 1024 characters', () => {
+  assert.equal(read('access-log-path', `/${'a'.repeat(1023)}`).problems.length, 0);
   for (const key of ['access-log-path', 'http-access-log-path', 'stream-access-log-path', 'error-log-path']) {
     for (const hostile of [
       'relative/access.log',
@@ -99,6 +100,7 @@ test('a log path stays one absolute file path', () => {
       'off',
       '/var/log/a.log\n',
       '/var/log/a\u0000.log',
+      `/${'a'.repeat(1024)}`,
     ]) {
       refused(key, hostile);
     }
@@ -139,6 +141,8 @@ test('access-log-params: what access_log takes after the format, within what ngi
 });
 
 test('skip-access-log-urls: request targets starting with "/"', () => {
+  assert.deepEqual(read('skip-access-log-urls', `/${'a'.repeat(1023)}`).problems, []);
+  refused('skip-access-log-urls', `/${'a'.repeat(1024)}`);
   for (const invalid of ['health-check', '~^/health', '\\/health', 'default', '/a b', '/a\u00e9']) refused('skip-access-log-urls', invalid);
   assert.deepEqual(read('skip-access-log-urls', '/a"b,/c;d,/e{f}').settings.skipAccessLogUrls, ['/a"b', '/c;d', '/e{f}']);
 });

@@ -37,6 +37,12 @@ export interface LoggingSettings {
   syslogPort: number;
 }
 
+/** Linux's PATH_MAX is 4096, nginx's longest token 4096 bytes; no log path is near a quarter of either. */
+export const MAX_LOG_PATH_LENGTH = 1024;
+
+/** Escaped as a regex (every character may double), it stays well under nginx's 4096-byte token. */
+export const MAX_SKIPPED_URL_LENGTH = 1024;
+
 export const DEFAULT_LOG_FORMAT_STREAM = '[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time';
 
 export const LOGGING_DEFAULTS: LoggingSettings = {
@@ -57,12 +63,13 @@ export const LOGGING_DEFAULTS: LoggingSettings = {
 /**
  * An absolute file path nginx opens as written: no `$` (access_log would open
  * a file per request by its variables), no glob or quote characters, no
- * whitespace (ingress-nginx writes the path unquoted), not a directory.
+ * whitespace (ingress-nginx writes the path unquoted), not a directory, at
+ * most MAX_LOG_PATH_LENGTH characters (nginx takes no longer token).
  * `syslog:` and `off` are not paths (enable-syslog and disable-access-log say those).
  */
 export const parseLogFilePath: ValueParser<string> = patternParser(
-  /^\/[^\s$*?[\]{}"'\\;#]*[^\s$*?[\]{}"'\\;#/]$/,
-  'an absolute file path such as /var/log/nginx/access.log or /dev/stdout, without spaces, quotes, "$", ";" or glob characters',
+  new RegExp(`^/[^\\s$*?[\\]{}"'\\\\;#]{0,${MAX_LOG_PATH_LENGTH - 2}}[^\\s$*?[\\]{}"'\\\\;#/]$`),
+  `an absolute file path such as /var/log/nginx/access.log or /dev/stdout, without spaces, quotes, "$", ";" or glob characters, at most ${MAX_LOG_PATH_LENGTH} characters`,
 );
 
 /**
@@ -88,7 +95,10 @@ function unlessEmpty<T>(parse: ValueParser<T>): ValueParser<T | undefined> {
 }
 
 /** A request target as $request_uri holds it (starting with "/"), matched exactly; nothing a map key could read as a regex or a keyword. */
-const parseRequestTarget = patternParser(/^\/[\x21-\x7e]*$/, 'a request target starting with "/"');
+const parseRequestTarget = patternParser(
+  new RegExp(`^/[\\x21-\\x7e]{0,${MAX_SKIPPED_URL_LENGTH - 1}}$`),
+  `a request target starting with "/", of printable ASCII, at most ${MAX_SKIPPED_URL_LENGTH} characters`,
+);
 
 /** The variables of nginx's stream modules (core, upstream, realip, ssl_preread, ssl, map/geo of their own), for log-format-stream. */
 const STREAM_VARIABLES = new Set([

@@ -8,7 +8,6 @@ import { randomUUID } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -174,7 +173,7 @@ describe('logging keys served by nginx', { skip: missingNginx }, () => {
       nginx = await LoggingNginx.start(logDir, {
         'enable-syslog': 'true',
         'syslog-host': '127.0.0.1',
-        'syslog-port': String((receiver.address() as AddressInfo).port),
+        'syslog-port': String(receiver.address().port),
         'log-format-upstream': 'portico-line $request_uri $status',
       });
     });

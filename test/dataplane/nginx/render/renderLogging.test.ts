@@ -109,12 +109,14 @@ describe('logging keys rendered', () => {
   });
 
   test('nginx -t accepts every combination at its bounds', { skip: missingNginx }, async () => {
-    const long = `/${'a'.repeat(2000)}`;
+    // The longest URL, every character escaped in its regex; the longest path.
+    const long = `/${'.'.repeat(1023)}`;
+    const longPath = `/dev${'/.'.repeat(507)}/null`;
     const combinations: Record<string, string>[] = [
       {},
       {
-        'access-log-path': '/tmp/portico-logging-test-access.log',
-        'error-log-path': '/tmp/portico-logging-test-error.log',
+        'access-log-path': '/dev/null',
+        'error-log-path': longPath,
         'access-log-params': 'buffer=16m flush=24d gzip=9',
         'log-format-escape-none': 'true',
         'skip-access-log-urls': `/healthz,${long},/a"b;c{d}e#f$g\\h`,
