@@ -49,7 +49,7 @@ describe('hostile logging values', () => {
     async () => {
       for (const key of KEYS) {
         // syslog-host only with enable-syslog; the paths and parameters only without it (syslog takes neither).
-        const syslog = key === 'syslog-host' ? { 'enable-syslog': 'true' } : {};
+        const syslog: Record<string, string> = key === 'syslog-host' ? { 'enable-syslog': 'true' } : {};
         for (const hostile of VALUES) {
           const value = key.endsWith('-path') && hostile.startsWith('/') ? `${logDir}${hostile}` : hostile;
           const { settings, problems } = parseGlobalSettings({ [key]: value, ...syslog }, { cpus: 2 });
