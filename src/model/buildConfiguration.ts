@@ -16,6 +16,7 @@ import { hostClientCertificates } from './hostClientCertificates.js';
 import { hostServerSnippet } from './hostServerSnippet.js';
 import { hostTlsCiphers } from './hostTlsCiphers.js';
 import { compareIngressAge } from './ingressOrder.js';
+import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { SecretFileSet } from './secretFiles.js';
@@ -75,7 +76,10 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     }
     return server;
   };
-  serverFor(CATCH_ALL, defaultBackend, undefined);
+  servers.set(CATCH_ALL, {
+    hostname: CATCH_ALL,
+    locations: [generatedRoot(defaultBackend, undefined, defaultBackendAnnotations(input.defaultAnnotations, input.settings))],
+  });
 
   const ordered = [...input.ingresses].sort((a, b) => compareIngressAge(a.ingress, b.ingress));
   const canaries: CanaryIngress[] = [];

@@ -73,7 +73,7 @@ export function queryParameterNames(url: string): string[] {
     .map((pair) => pair.split('=')[0] ?? '');
 }
 
-function isHost(host: string): boolean {
+export function isHost(host: string): boolean {
   if (host.startsWith('[')) return isIP(host.slice(1, -1)) === 6;
   return isIP(host) === 4 || (DNS_NAME.test(host) && !/^[0-9.]+$/.test(host));
 }

@@ -7,6 +7,7 @@ import type { LoadBalanceAlgorithm } from '../types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
 import { HEADER_DEFAULTS, type HeaderSettings } from './keys/headerSettings.js';
 import { TLS_DEFAULTS, type TlsSettings } from './keys/tlsSettings.js';
+import { LOGGING_DEFAULTS, type LoggingSettings } from './keys/loggingSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -154,7 +155,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings & HeaderSettings & TlsSettings;
+export type GlobalSettings = CoreSettings & GlobalAuthSettings & HeaderSettings & TlsSettings & LoggingSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -231,4 +232,5 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...GLOBAL_AUTH_DEFAULTS,
   ...HEADER_DEFAULTS,
   ...TLS_DEFAULTS,
+  ...LOGGING_DEFAULTS,
 };

@@ -167,19 +167,24 @@ export function isKnownLogVariable(name: string): boolean {
  * start a variable reference (`$name`, `${name}`) would fail the reload, and so
  * would a variable nginx.conf does not define.
  */
-export const parseLogFormat: ValueParser<string> = (text) => {
-  const syntax = /^(?:[^$'\\]|\$(?:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}))+$/;
-  if (!syntax.test(text)) {
-    return {
-      ok: false,
-      expected: 'an nginx log format: no single quotes or backslashes, and "$" only in variable references such as $status or ${host}',
-    };
-  }
-  for (const [, bare, braced] of text.matchAll(/\$(?:([A-Za-z0-9_]+)|\{([A-Za-z0-9_]+)\})/g)) {
-    const name = bare ?? braced ?? '';
-    if (!isKnownLogVariable(name)) {
-      return { ok: false, expected: `an nginx log format naming only variables nginx.conf has; ${quoteValue(`$${name}`)} is not one` };
+export const parseLogFormat: ValueParser<string> = logFormatParser(isKnownLogVariable);
+
+/** A log format parser for a context whose variables are those `isKnown` accepts (the http block's, or the stream block's). */
+export function logFormatParser(isKnown: (name: string) => boolean): ValueParser<string> {
+  return (text) => {
+    const syntax = /^(?:[^$'\\]|\$(?:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}))+$/;
+    if (!syntax.test(text)) {
+      return {
+        ok: false,
+        expected: 'an nginx log format: no single quotes or backslashes, and "$" only in variable references such as $status or ${host}',
+      };
     }
-  }
-  return { ok: true, value: text };
-};
+    for (const [, bare, braced] of text.matchAll(/\$(?:([A-Za-z0-9_]+)|\{([A-Za-z0-9_]+)\})/g)) {
+      const name = bare ?? braced ?? '';
+      if (!isKnown(name)) {
+        return { ok: false, expected: `an nginx log format naming only variables nginx.conf has; ${quoteValue(`$${name}`)} is not one` };
+      }
+    }
+    return { ok: true, value: text };
+  };
+}

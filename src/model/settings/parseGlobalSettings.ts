@@ -21,6 +21,7 @@ import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './glob
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
 import { HEADER_SPECS } from './keys/headerSettings.js';
 import { TLS_SPECS } from './keys/tlsSettings.js';
+import { LOGGING_SPECS, syslogProblems } from './keys/loggingSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -178,6 +179,7 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...GLOBAL_AUTH_SPECS,
   ...HEADER_SPECS,
   ...TLS_SPECS,
+  ...LOGGING_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
@@ -199,6 +201,7 @@ export function parseGlobalSettings(data: Record<string, string> | undefined, en
     if (problem !== undefined) problems.push(`ConfigMap key ${key}: ${problem}; keeping the default`);
   }
   problems.push(...keepAcceptedProxyBuffers(settings));
+  problems.push(...syslogProblems(settings));
   return { settings, problems, unknownKeys };
 }
 

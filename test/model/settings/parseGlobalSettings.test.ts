@@ -4,6 +4,7 @@ import { parseGlobalSettings as parseIn, type SettingsEnvironment } from '../../
 import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
 import { HEADER_DEFAULTS } from '../../../src/model/settings/keys/headerSettings.js';
 import { TLS_DEFAULTS } from '../../../src/model/settings/keys/tlsSettings.js';
+import { LOGGING_DEFAULTS } from '../../../src/model/settings/keys/loggingSettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -176,6 +177,8 @@ test('every field is read from its ingress-nginx key', () => {
     // Each key of the header group is read in headerSettings.test.ts.
     ...HEADER_DEFAULTS,
     ...TLS_DEFAULTS,
+    // The logging keys: loggingSettings.test.ts.
+    ...LOGGING_DEFAULTS,
   });
 });
 

@@ -4,6 +4,7 @@
 // all one from a Kubernetes object) can end a token, a directive or a block.
 import { isIP } from 'node:net';
 import { MAX_TIMER_SECONDS, nginxSizeBytes, nginxTimeMs } from '../../../model/settings/nginxLimits.js';
+import { MAX_ACCESS_LOG_BUFFER_BYTES, type AccessLogParameter } from '../../../model/settings/accessLogParameters.js';
 
 const issuingKey: unique symbol = Symbol('Argument');
 
@@ -164,6 +165,7 @@ const KEYWORDS = [
   'use_temp_path=off',
   'portico_auth_cache',
   'escape=json',
+  'escape=none',
   'text/html',
   'http',
   '1.1',
@@ -306,6 +308,32 @@ export const raw = {
    */
   upstreamUrl(scheme: 'http' | 'https' | 'grpc' | 'grpcs' | '$scheme', upstream: string): Argument {
     return UPSTREAM_NAME.test(upstream) ? bare(`${scheme}://${upstream}`) : refuse('upstream name', upstream);
+  },
+
+  /** `syslog:server=<host>:<port>`: access_log and error_log send their lines to a syslog server over UDP (the host as hostPort's). */
+  syslogServer(host: string, port: number): Argument {
+    return bare(`syslog:server=${raw.hostPort(host, port).token}`);
+  },
+
+  /** An access_log parameter after the format (accessLogParameters.ts), or `if=<variable>`: the line is written unless it is "" or "0". */
+  accessLogParameter(parameter: AccessLogParameter | { name: 'if'; variable: string }): Argument {
+    switch (parameter.name) {
+      case 'buffer': {
+        const bytes = nginxSizeBytes(parameter.size);
+        return bytes !== undefined && bytes >= 1n && bytes <= MAX_ACCESS_LOG_BUFFER_BYTES
+          ? bare(`buffer=${parameter.size}`)
+          : refuse('access_log buffer', parameter.size);
+      }
+      case 'flush':
+        return nginxTimeMs(parameter.time) ? bare(`flush=${parameter.time}`) : refuse('access_log flush time', parameter.time);
+      case 'gzip':
+        if (parameter.level === undefined) return bare('gzip');
+        return Number.isInteger(parameter.level) && parameter.level >= 1 && parameter.level <= 9
+          ? bare(`gzip=${parameter.level}`)
+          : refuse('access_log gzip level', parameter.level);
+      case 'if':
+        return bare(`if=${raw.variable(parameter.variable).token}`);
+    }
   },
 
   /** A `listen` address: the port alone (all addresses), or `<ip>:<port>`. */

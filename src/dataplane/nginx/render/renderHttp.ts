@@ -5,14 +5,13 @@ import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { DOLLAR_VARIABLE, describeValue, filePath, literal, raw, template, text, type Argument, type Keyword } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
+import { renderLogging } from './renderLogging.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
 import { renderTlsSettings } from './renderTlsSettings.js';
 import { serverNamesHashSizes } from './serverNames.js';
 import { allServerNames } from '../../../model/hostAliases.js';
 import { HttpVariable } from './variables.js';
-
-export const ACCESS_LOG_FORMAT = 'upstreaminfo';
 
 export function renderHttpSettings(http: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const { settings } = configuration;
@@ -51,13 +50,6 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
 
   renderVariables(http, settings);
   renderRedirectDefaults(http, settings);
-}
-
-function renderLogging(http: ConfigBuilder, settings: GlobalSettings, context: RenderContext): void {
-  const escape = settings.logFormatEscapeJson ? [raw.keyword('escape=json')] : [];
-  http.directive('log_format', raw.keyword(ACCESS_LOG_FORMAT), ...escape, template(settings.logFormatUpstream));
-  if (settings.disableAccessLog) http.directive('access_log', raw.keyword('off'));
-  else http.directive('access_log', filePath(context.paths.accessLog), raw.keyword(ACCESS_LOG_FORMAT));
 }
 
 function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {

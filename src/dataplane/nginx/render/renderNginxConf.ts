@@ -5,7 +5,7 @@
 // Lua modules (renderLua.ts), so changing them never changes this text.
 import type { Configuration } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
-import { filePath, literal, raw, type Argument } from './arguments.js';
+import { literal, raw, type Argument } from './arguments.js';
 import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode } from './configBuilder.js';
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
@@ -16,6 +16,7 @@ import { renderHeaderSettings } from './renderHeaderSettings.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
+import { errorLogTarget } from './renderLogging.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
 import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
@@ -56,7 +57,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.directive('pcre_jit', onOff(true));
   root.from(SETTINGS_ORIGIN, () => {
     root.directive('worker_processes', workerProcesses(settings));
-    root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
+    root.directive('error_log', errorLogTarget(settings, context), raw.keyword(settings.errorLogLevel));
     root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
     root.block('events', [], (events) => {
       events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
