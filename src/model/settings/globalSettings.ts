@@ -5,6 +5,7 @@
 import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
 import type { LoadBalanceAlgorithm } from '../types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
+import { CLIENT_ADDRESS_DEFAULTS, type ClientAddressSettings } from './keys/clientAddressSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -25,11 +26,11 @@ export interface CoreSettings {
   strictValidatePathType: boolean;
 
   // ---- client address and forwarded headers ----
-  /** use-forwarded-headers: trust incoming X-Forwarded-* */
+  /** use-forwarded-headers: trust incoming X-Forwarded-* (and real IP from forwarded-for-header, keys/clientAddressSettings.ts) */
   useForwardedHeaders: boolean;
-  /** forwarded-for-header */
+  /** forwarded-for-header: where real IP reads the client's address; upstream, X-Forwarded-For keeps its name */
   forwardedForHeader: string;
-  /** compute-full-forwarded-for: append the client to an incoming X-Forwarded-For */
+  /** compute-full-forwarded-for: with use-forwarded-headers, append the connecting address to an incoming X-Forwarded-For */
   computeFullForwardedFor: boolean;
   /** generate-request-id */
   generateRequestId: boolean;
@@ -152,7 +153,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings;
+export type GlobalSettings = CoreSettings & GlobalAuthSettings & ClientAddressSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -227,4 +228,5 @@ const CORE_DEFAULTS: CoreSettings = {
 export const DEFAULT_SETTINGS: GlobalSettings = {
   ...CORE_DEFAULTS,
   ...GLOBAL_AUTH_DEFAULTS,
+  ...CLIENT_ADDRESS_DEFAULTS,
 };

@@ -19,6 +19,7 @@ import {
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
+import { CLIENT_ADDRESS_SPECS } from './keys/clientAddressSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -174,6 +175,7 @@ const CORE_SPECS: SpecTable<CoreSettings> = {
 const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...CORE_SPECS,
   ...GLOBAL_AUTH_SPECS,
+  ...CLIENT_ADDRESS_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

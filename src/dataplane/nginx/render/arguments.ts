@@ -146,6 +146,10 @@ const KEYWORDS = [
   '=',
   '~*',
   'default_server',
+  // use-proxy-protocol and reuse-port on listen lines (renderListen.ts), real_ip_header proxy_protocol (renderClientAddress.ts).
+  'proxy_protocol',
+  'reuseport',
+  'https',
   'ssl',
   'http2',
   'timeout',

@@ -12,6 +12,7 @@ import type { HeaderRewrite, ResponseRewrites } from '../../../model/annotations
 import type { Configuration, LocationAnnotations } from '../../../model/types.js';
 import { captureTemplate, filePath, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { usesForwardedForProxyProtocolHeader } from './renderClientAddress.js';
 import type { RenderContext } from './renderContext.js';
 
 /** Debian's libnginx-mod-http-headers-more-filter. */
@@ -22,10 +23,11 @@ function setsCustomHeaders(annotations: LocationAnnotations): boolean {
   return custom !== undefined && custom.denied === undefined && custom.headers.length > 0;
 }
 
-/** The main context's load_module, only while a location sets custom headers. */
+/** The main context's load_module, only while a location sets custom headers (or real IP needs more_set_input_headers). */
 export function renderHeadersMoreModule(main: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const used = configuration.servers.some((server) => server.locations.some((location) => setsCustomHeaders(location.annotations)));
-  if (used) main.directive('load_module', filePath(posix.join(context.modulesDir, HEADERS_MORE_MODULE_FILE)));
+  if (used || usesForwardedForProxyProtocolHeader(configuration.settings))
+    main.directive('load_module', filePath(posix.join(context.modulesDir, HEADERS_MORE_MODULE_FILE)));
 }
 
 /**

@@ -504,16 +504,14 @@ describe('locations', () => {
     assert.deepEqual(argsOf(locationOf(noEndpoints[0]!, '/'), 'return'), [['503']]);
   });
 
-  test('compute-full-forwarded-for appends to the named header', () => {
+  test('compute-full-forwarded-for (with use-forwarded-headers) sends the chain as X-Forwarded-For, whatever forwarded-for-header', () => {
     const config = configuration({
       servers: [server('a.example.com', [location('/', 'prefix', web.name)])],
       backends: [web],
-      settings: { computeFullForwardedFor: true, forwardedForHeader: 'X-Client-Chain' },
+      settings: { computeFullForwardedFor: true, useForwardedHeaders: true, forwardedForHeader: 'X-Client-Chain' },
     });
     const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
-    assert.ok(
-      argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Client-Chain' && value === '$proxy_add_x_forwarded_for'),
-    );
+    assert.ok(argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Forwarded-For' && value === '$full_x_forwarded_for'));
   });
 
   test('HTTPS redirect: TLS host with ssl-redirect, or forced; not for no-tls-redirect locations', () => {
