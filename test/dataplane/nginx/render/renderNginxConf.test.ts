@@ -174,8 +174,8 @@ describe('servers', () => {
   test('every server listens on HTTP and HTTPS; the catch-all is the default server, also on 8181', () => {
     const tree = parsed(hostConfig('a.example.com'));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['127.0.0.1:80', 'default_server'],
-      ['127.0.0.1:443', 'ssl', 'http2', 'default_server'],
+      ['127.0.0.1:80', 'default_server', 'reuseport'],
+      ['127.0.0.1:443', 'ssl', 'http2', 'default_server', 'reuseport'],
     ]);
     assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'listen'), [['127.0.0.1:80'], ['127.0.0.1:443', 'ssl', 'http2']]);
     const defaultPort = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:8181'));
@@ -186,8 +186,8 @@ describe('servers', () => {
     const config = configuration({ servers: [server('_', [])], settings: { useHttp2: false } });
     const tree = parsed(config, createRenderContext('', { ports: { https: 8443 }, luaDir: LUA_DIR }));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['80', 'default_server'],
-      ['8443', 'ssl', 'default_server'],
+      ['80', 'default_server', 'reuseport'],
+      ['8443', 'ssl', 'default_server', 'reuseport'],
     ]);
   });
 
@@ -465,7 +465,10 @@ describe('locations', () => {
       'X-Forwarded-Host': '$best_http_host',
       'X-Forwarded-Port': '$pass_server_port',
       'X-Forwarded-Proto': '$pass_access_scheme',
+      'X-Forwarded-Scheme': '$pass_access_scheme',
       'X-Scheme': '$pass_access_scheme',
+      'X-Original-Forwarded-For': '$http_x_forwarded_for',
+      'X-Original-Forwarded-Host': '$http_x_forwarded_host',
       Proxy: '',
       Connection: '$connection_upgrade',
       Upgrade: '$http_upgrade',
