@@ -45,11 +45,8 @@ function listens(tree: ParsedDirective[], serverName: string): string[][] {
 }
 
 describe('real IP', () => {
-  test('off with every key at its default', () => {
+  test('use-forwarded-headers: forwarded-for-header from proxy-real-ip-cidr (default every IPv4 address); off by default', () => {
     assert.deepEqual(realIpOf(render({})), []);
-  });
-
-  test('use-forwarded-headers: forwarded-for-header from proxy-real-ip-cidr (default every IPv4 address)', () => {
     assert.deepEqual(realIpOf(render({ useForwardedHeaders: true })), [
       ['real_ip_header', 'X-Forwarded-For'],
       ['real_ip_recursive', 'on'],
@@ -143,7 +140,7 @@ describe('headers sent upstream', () => {
 describe('listen lines', () => {
   const everywhere: Partial<RenderContextOptions> = { listenAddresses: [], hostHasIpv6: true };
 
-  test('default: every IPv4 and IPv6 address, reuseport with default_server only', () => {
+  test('default: every IPv4 and IPv6 address, reuseport with default_server only; disable-ipv6, reuse-port false', () => {
     const tree = render({}, everywhere);
     assert.deepEqual(listens(tree, '_'), [
       ['80', 'default_server', 'reuseport'],
@@ -157,9 +154,7 @@ describe('listen lines', () => {
       ['8181', 'default_server', 'reuseport'],
       ['[::]:8181', 'default_server', 'reuseport'],
     ]);
-  });
-
-  test('disable-ipv6, a host without IPv6, reuse-port false', () => {
+    // disable-ipv6, a host without IPv6, reuse-port false
     assert.deepEqual(listens(render({ disableIpv6: true, reusePort: false }, everywhere), '_'), [
       ['80', 'default_server'],
       ['443', 'ssl', 'http2', 'default_server'],
@@ -194,23 +189,36 @@ describe('listen lines', () => {
       for (const listen of argsOf(block, 'listen')) assert.ok(!listen.includes('proxy_protocol'), listen.join(' '));
   });
 
-  const renderings: Array<[string, Partial<GlobalSettings>]> = [
-    ['forwarded headers with full X-Forwarded-For', { useForwardedHeaders: true, computeFullForwardedFor: true }],
-    ['PROXY protocol', { useProxyProtocol: true }],
-    ['PROXY protocol with forwarded headers', { useProxyProtocol: true, useForwardedHeaders: true, computeFullForwardedFor: true }],
-    ['real IP from IPv6 proxies, no reuseport', { enableRealIp: true, proxyRealIpCidr: ['::1', 'fd00::/8'], reusePort: false }],
-    ['real IP trusting no proxy', { enableRealIp: true, proxyRealIpCidr: [] }],
+  // Each with a line of its own that the rendering must hold, so the check is of that line.
+  const renderings: Array<[string, Partial<GlobalSettings>, string]> = [
+    ['forwarded headers with full X-Forwarded-For', { useForwardedHeaders: true, computeFullForwardedFor: true }, '$full_x_forwarded_for;'],
+    ['PROXY protocol', { useProxyProtocol: true }, 'real_ip_header proxy_protocol;'],
+    [
+      'PROXY protocol with forwarded headers',
+      { useProxyProtocol: true, useForwardedHeaders: true, computeFullForwardedFor: true },
+      'more_set_input_headers',
+    ],
+    [
+      'real IP from IPv6 proxies, no reuseport',
+      { enableRealIp: true, proxyRealIpCidr: ['::1', 'fd00::/8'], reusePort: false },
+      'set_real_ip_from fd00::/8;',
+    ],
+    ['real IP trusting no proxy', { enableRealIp: true, proxyRealIpCidr: [] }, 'real_ip_header X-Forwarded-For;'],
   ];
-  for (const [name, settings] of renderings) {
+  for (const [name, settings, line] of renderings) {
     test(`nginx -t accepts: ${name}`, { skip: missingNginx }, async () => {
       const context = testContext();
-      await nginxSyntaxCheck(renderNginxConf(scenario(settings), context), context);
+      const conf = renderNginxConf(scenario(settings), context);
+      assert.ok(conf.includes(line), line);
+      await nginxSyntaxCheck(conf, context);
     });
   }
 
   test('nginx -t accepts: IPv6 and bind-address listen lines', { skip: missingNginx }, async () => {
     const context = testContext({ listenAddresses: [], hostHasIpv6: true, ports: { http: 18080, https: 18443, defaultServer: 18181 } });
     const settings = { bindAddress: { ipv4: ['127.0.0.1'], ipv6: ['::1'] }, useProxyProtocol: true };
-    await nginxSyntaxCheck(renderNginxConf(scenario(settings), context), context);
+    const conf = renderNginxConf(scenario(settings), context);
+    assert.ok(conf.includes('listen [::1]:18443 ssl http2 proxy_protocol default_server reuseport;'));
+    await nginxSyntaxCheck(conf, context);
   });
 });
