@@ -114,6 +114,8 @@ describe('forwarded headers', () => {
       const seen = await echoedHeaders(CLIENT_HEADERS);
       assert.equal(seen['x-forwarded-for'], '127.0.0.1');
       assert.equal(seen['x-real-ip'], '127.0.0.1');
+      // Not believed, still passed on as the client sent it.
+      assert.equal(seen['x-original-forwarded-for'], '1.2.3.4');
       assert.equal((await get({ 'X-Forwarded-For': '1.2.3.4' }, DENIED_HOST)).status, 200);
     });
   });
