@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseGlobalSettings as parseIn, type SettingsEnvironment } from '../../../src/model/settings/parseGlobalSettings.js';
 import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
+import { CLIENT_ADDRESS_DEFAULTS } from '../../../src/model/settings/keys/clientAddressSettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -171,6 +172,8 @@ test('every field is read from its ingress-nginx key', () => {
     globalAuthAlwaysSetCookie: true,
     noAuthLocations: ['/.well-known/acme-challenge', '/public'],
     globalAllowedResponseHeaders: ['My-Custom-Header', 'X_Other'],
+    // Unset here; its own keys: clientAddressSettings.test.ts.
+    ...CLIENT_ADDRESS_DEFAULTS,
   });
 });
 
