@@ -28,6 +28,7 @@ import { originOfLine, type OriginTable, type TracedConfig } from './nginx/rende
 import { renderTracedNginxConf } from './nginx/render/renderNginxConf.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
 import { ensureFakeCertificate } from './tls/fakeCertificate.js';
+import { hostHasIpv6 } from './hostIpv6.js';
 
 /** Portico's Lua modules, beside src/ and dist/ alike. */
 const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
@@ -42,8 +43,10 @@ export interface NginxDataPlaneOptions {
   prefix: string;
   logger: Logger;
   ports: ListenPorts;
-  /** Addresses the public servers bind; empty = all IPv4 addresses. */
+  /** Addresses the public servers bind; empty = bind-address's, or every IPv4 (and IPv6) address. */
   listenAddresses?: readonly string[];
+  /** Whether the host has IPv6 (default: hostHasIpv6()). */
+  hostHasIpv6?: boolean;
   /** Where access logs go (default: the prefix's logs/access.log). */
   accessLog?: string;
   nginxBinary?: string;
@@ -140,6 +143,7 @@ export class NginxDataPlane implements DataPlane {
     const context = createRenderContext(layout.prefix, {
       ports: this.options.ports,
       listenAddresses: this.options.listenAddresses,
+      hostHasIpv6: this.options.hostHasIpv6 ?? hostHasIpv6(),
       luaDir: LUA_DIR,
       monitor: this.options.monitor,
       selfEndpoints: {

@@ -8,6 +8,7 @@ import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuth
 import { HEADER_DEFAULTS, type HeaderSettings } from './keys/headerSettings.js';
 import { TLS_DEFAULTS, type TlsSettings } from './keys/tlsSettings.js';
 import { LOGGING_DEFAULTS, type LoggingSettings } from './keys/loggingSettings.js';
+import { CLIENT_ADDRESS_DEFAULTS, type ClientAddressSettings } from './keys/clientAddressSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -28,11 +29,11 @@ export interface CoreSettings {
   strictValidatePathType: boolean;
 
   // ---- client address and forwarded headers ----
-  /** use-forwarded-headers: trust incoming X-Forwarded-* */
+  /** use-forwarded-headers: trust incoming X-Forwarded-* (and real IP from forwarded-for-header, keys/clientAddressSettings.ts) */
   useForwardedHeaders: boolean;
-  /** forwarded-for-header */
+  /** forwarded-for-header: where real IP reads the client's address; upstream, X-Forwarded-For keeps its name */
   forwardedForHeader: string;
-  /** compute-full-forwarded-for: append the client to an incoming X-Forwarded-For */
+  /** compute-full-forwarded-for: with use-forwarded-headers, append the connecting address to an incoming X-Forwarded-For */
   computeFullForwardedFor: boolean;
   /** generate-request-id */
   generateRequestId: boolean;
@@ -155,7 +156,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings & HeaderSettings & TlsSettings & LoggingSettings;
+export type GlobalSettings = CoreSettings & GlobalAuthSettings & HeaderSettings & TlsSettings & LoggingSettings & ClientAddressSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -233,4 +234,5 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...HEADER_DEFAULTS,
   ...TLS_DEFAULTS,
   ...LOGGING_DEFAULTS,
+  ...CLIENT_ADDRESS_DEFAULTS,
 };

@@ -22,6 +22,7 @@ import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
 import { HEADER_SPECS } from './keys/headerSettings.js';
 import { TLS_SPECS } from './keys/tlsSettings.js';
 import { LOGGING_SPECS, syslogProblems } from './keys/loggingSettings.js';
+import { CLIENT_ADDRESS_SPECS } from './keys/clientAddressSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -180,6 +181,7 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...HEADER_SPECS,
   ...TLS_SPECS,
   ...LOGGING_SPECS,
+  ...CLIENT_ADDRESS_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

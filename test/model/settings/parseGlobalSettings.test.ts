@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js'
 import { HEADER_DEFAULTS } from '../../../src/model/settings/keys/headerSettings.js';
 import { TLS_DEFAULTS } from '../../../src/model/settings/keys/tlsSettings.js';
 import { LOGGING_DEFAULTS } from '../../../src/model/settings/keys/loggingSettings.js';
+import { CLIENT_ADDRESS_DEFAULTS } from '../../../src/model/settings/keys/clientAddressSettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -179,6 +180,8 @@ test('every field is read from its ingress-nginx key', () => {
     ...TLS_DEFAULTS,
     // The logging keys: loggingSettings.test.ts.
     ...LOGGING_DEFAULTS,
+    // Unset here; its own keys: clientAddressSettings.test.ts.
+    ...CLIENT_ADDRESS_DEFAULTS,
   });
 });
 

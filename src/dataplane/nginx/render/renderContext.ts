@@ -70,6 +70,8 @@ export interface RenderContext {
   readonly ports: ListenPorts;
   /** IP addresses the public servers bind (e.g. `127.0.0.1`, `::`); empty binds all IPv4 addresses. */
   readonly listenAddresses: readonly string[];
+  /** The host has IPv6 (hostIpv6.ts): without listenAddresses, the public servers also bind IPv6 unless disable-ipv6. */
+  readonly hostHasIpv6: boolean;
   readonly paths: RenderPaths;
   /** `user` of the worker processes (only meaningful when nginx starts as root); undefined keeps nginx's default. */
   readonly workerUser: string | undefined;
@@ -100,6 +102,7 @@ export interface RenderContextOptions {
   luaDir: string;
   ports?: Partial<ListenPorts>;
   listenAddresses?: readonly string[];
+  hostHasIpv6?: boolean;
   paths?: Partial<RenderPaths>;
   workerUser?: string;
   modulesDir?: string;
@@ -117,6 +120,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
   return {
     ports,
     listenAddresses: options.listenAddresses ?? [],
+    hostHasIpv6: options.hostHasIpv6 ?? false,
     paths: {
       errorLog: under('logs', 'error.log'),
       accessLog: under('logs', 'access.log'),

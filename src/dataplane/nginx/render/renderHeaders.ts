@@ -12,6 +12,7 @@ import type { HeaderRewrite, ResponseRewrites } from '../../../model/annotations
 import type { Configuration, LocationAnnotations } from '../../../model/types.js';
 import { captureTemplate, filePath, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { usesForwardedForProxyProtocolHeader } from './renderClientAddress.js';
 import type { RenderContext } from './renderContext.js';
 import { httpUsesHeadersMore } from './renderHeaderSettings.js';
 
@@ -23,10 +24,14 @@ function setsCustomHeaders(annotations: LocationAnnotations): boolean {
   return custom !== undefined && custom.denied === undefined && custom.headers.length > 0;
 }
 
-/** The main context's load_module, only while the http block (renderHeaderSettings.ts) or a location sets headers with it. */
+/**
+ * The main context's load_module, only while the http block (renderHeaderSettings.ts, or real IP's
+ * more_set_input_headers) or a location sets headers with it.
+ */
 export function renderHeadersMoreModule(main: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const used =
     httpUsesHeadersMore(configuration) ||
+    usesForwardedForProxyProtocolHeader(configuration.settings) ||
     configuration.servers.some((server) => server.locations.some((location) => setsCustomHeaders(location.annotations)));
   if (used) main.directive('load_module', filePath(posix.join(context.modulesDir, HEADERS_MORE_MODULE_FILE)));
 }

@@ -6,6 +6,7 @@ import { DOLLAR_VARIABLE, describeValue, filePath, literal, raw, template, text,
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { renderLogging } from './renderLogging.js';
+import { renderForwardedVariables, renderRealIp } from './renderClientAddress.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
 import { renderTlsSettings } from './renderTlsSettings.js';
@@ -48,6 +49,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('ssl_prefer_server_ciphers', raw.keyword('on'));
   renderTlsSettings(http, configuration, context);
 
+  renderRealIp(http, settings);
   renderVariables(http, settings);
   renderRedirectDefaults(http, settings);
 }
@@ -78,33 +80,7 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
   // The Host header as the client sent it (with its port); $host for HTTP/1.0 without one.
   defineMap(http, raw.variable('$http_host'), HttpVariable.thisHost, raw.variable('$http_host'), raw.variable('$host'));
 
-  if (settings.useForwardedHeaders) {
-    defineMap(
-      http,
-      raw.variable('$http_x_forwarded_proto'),
-      HttpVariable.passAccessScheme,
-      raw.variable('$http_x_forwarded_proto'),
-      raw.variable('$scheme'),
-    );
-    defineMap(
-      http,
-      raw.variable('$http_x_forwarded_port'),
-      HttpVariable.passServerPort,
-      raw.variable('$http_x_forwarded_port'),
-      raw.variable('$server_port'),
-    );
-    defineMap(
-      http,
-      raw.variable('$http_x_forwarded_host'),
-      HttpVariable.bestHttpHost,
-      raw.variable('$http_x_forwarded_host'),
-      raw.variable(HttpVariable.thisHost),
-    );
-  } else {
-    defineMap(http, literal(''), HttpVariable.passAccessScheme, raw.variable('$scheme'), undefined);
-    defineMap(http, literal(''), HttpVariable.passServerPort, raw.variable('$server_port'), undefined);
-    defineMap(http, literal(''), HttpVariable.bestHttpHost, raw.variable(HttpVariable.thisHost), undefined);
-  }
+  renderForwardedVariables(http, settings);
 
   // Redirects name the HTTPS port themselves, so drop the port of the host: `example.com`, `[::1]`;
   // of an X-Forwarded-Host list, the first host (as ingress-nginx's parse_x_forwarded_host).

@@ -9,6 +9,7 @@ import { defaultLocationAnnotations } from '../../../model/annotations/parseIngr
 import { normalizePrefix } from '../../../model/locations.js';
 import { captureTemplate, describeValue, ifEquals, literal, raw, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { forwardedForValue, originalForwardedHeaders } from './renderClientAddress.js';
 import { renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
 import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
@@ -278,11 +279,14 @@ function upstreamRequestHeaders(module: 'proxy' | 'grpc', settings: GlobalSettin
     ['Host', raw.variable(HttpVariable.bestHttpHost)],
     ['X-Request-ID', raw.variable(HttpVariable.requestId)],
     ['X-Real-IP', raw.variable('$remote_addr')],
-    [settings.forwardedForHeader, raw.variable(settings.computeFullForwardedFor ? '$proxy_add_x_forwarded_for' : '$remote_addr')],
+    ['X-Forwarded-For', forwardedForValue(settings)],
     ['X-Forwarded-Host', raw.variable(HttpVariable.bestHttpHost)],
     ['X-Forwarded-Port', raw.variable(HttpVariable.passServerPort)],
     ['X-Forwarded-Proto', raw.variable(HttpVariable.passAccessScheme)],
+    // Always set, so a client's own X-Forwarded-Scheme never passes.
+    ['X-Forwarded-Scheme', raw.variable(HttpVariable.passAccessScheme)],
     ['X-Scheme', raw.variable(HttpVariable.passAccessScheme)],
+    ...originalForwardedHeaders(settings),
     // httpoxy: a client's Proxy header must not reach CGI-like upstreams as HTTP_PROXY.
     ['Proxy', text('')],
   ];

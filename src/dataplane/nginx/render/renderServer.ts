@@ -6,6 +6,7 @@ import { filePath, literal, raw, unixSocket, type Argument } from './arguments.j
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderErrorPageLocations } from './renderErrorPages.js';
+import { renderDefaultPortListens, renderPublicListens } from './renderListen.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
@@ -26,9 +27,9 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
   for (const server of scope.configuration.servers) {
     renderServer(http, server, scope);
-    renderWwwRedirectServer(http, server, scope, (block) => renderListens(block, scope, []));
+    renderWwwRedirectServer(http, server, scope, (block) => renderPublicListens(block, scope, false));
   }
-  renderDefaultPortServer(http, scope.context);
+  renderDefaultPortServer(http, scope.context, scope.configuration.settings);
   renderStatusServer(http, scope.context, scope.configuration.settings);
   renderConfigurationServer(http, scope.context, scope.configuration.settings);
 }
@@ -36,10 +37,9 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
 function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): void {
   const { context, configuration } = scope;
   const isDefault = server.hostname === CATCH_ALL_HOSTNAME;
-  const defaultServer = isDefault ? [raw.keyword('default_server')] : [];
 
   http.block('server', [], (block) => {
-    renderListens(block, scope, defaultServer);
+    renderPublicListens(block, scope, isDefault);
     block.directive('server_name', ...serverNameArguments(server));
     // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
@@ -66,27 +66,10 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
   });
 }
 
-/** HTTP and HTTPS on each listen address. */
-function renderListens(block: ConfigBuilder, scope: RenderScope, defaultServer: readonly Argument[]): void {
-  const { context, configuration } = scope;
-  const http2 = configuration.settings.useHttp2 ? [raw.keyword('http2')] : [];
-  for (const address of listenAddresses(context)) {
-    block.directive('listen', raw.listen(address, context.ports.http), ...defaultServer);
-    block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...defaultServer);
-  }
-}
-
-/** Each configured address, or one listen per port for all addresses. */
-function listenAddresses(context: RenderContext): Array<string | undefined> {
-  return context.listenAddresses.length > 0 ? [...context.listenAddresses] : [undefined];
-}
-
 /** ingress-nginx's internal catch-all (--default-server-port): 404 for anything. */
-function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext): void {
+function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.block('server', [], (block) => {
-    for (const address of listenAddresses(context)) {
-      block.directive('listen', raw.listen(address, context.ports.defaultServer), raw.keyword('default_server'));
-    }
+    renderDefaultPortListens(block, context, settings);
     setLogVariableDefaults(block);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));

@@ -180,8 +180,8 @@ describe('servers', () => {
   test('every server listens on HTTP and HTTPS; the catch-all is the default server, also on 8181', () => {
     const tree = parsed(hostConfig('a.example.com'));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['127.0.0.1:80', 'default_server'],
-      ['127.0.0.1:443', 'ssl', 'http2', 'default_server'],
+      ['127.0.0.1:80', 'default_server', 'reuseport'],
+      ['127.0.0.1:443', 'ssl', 'http2', 'default_server', 'reuseport'],
     ]);
     assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'listen'), [['127.0.0.1:80'], ['127.0.0.1:443', 'ssl', 'http2']]);
     const defaultPort = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:8181'));
@@ -192,8 +192,8 @@ describe('servers', () => {
     const config = configuration({ servers: [server('_', [])], settings: { useHttp2: false } });
     const tree = parsed(config, createRenderContext('', { ports: { https: 8443 }, luaDir: LUA_DIR }));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['80', 'default_server'],
-      ['8443', 'ssl', 'default_server'],
+      ['80', 'default_server', 'reuseport'],
+      ['8443', 'ssl', 'default_server', 'reuseport'],
     ]);
   });
 
@@ -471,7 +471,10 @@ describe('locations', () => {
       'X-Forwarded-Host': '$best_http_host',
       'X-Forwarded-Port': '$pass_server_port',
       'X-Forwarded-Proto': '$pass_access_scheme',
+      'X-Forwarded-Scheme': '$pass_access_scheme',
       'X-Scheme': '$pass_access_scheme',
+      'X-Original-Forwarded-For': '$http_x_forwarded_for',
+      'X-Original-Forwarded-Host': '$http_x_forwarded_host',
       Proxy: '',
       Connection: '$connection_upgrade',
       Upgrade: '$http_upgrade',
@@ -510,16 +513,14 @@ describe('locations', () => {
     assert.deepEqual(argsOf(locationOf(noEndpoints[0]!, '/'), 'return'), [['503']]);
   });
 
-  test('compute-full-forwarded-for appends to the named header', () => {
+  test('compute-full-forwarded-for (with use-forwarded-headers) sends the chain as X-Forwarded-For, whatever forwarded-for-header', () => {
     const config = configuration({
       servers: [server('a.example.com', [location('/', 'prefix', web.name)])],
       backends: [web],
-      settings: { computeFullForwardedFor: true, forwardedForHeader: 'X-Client-Chain' },
+      settings: { computeFullForwardedFor: true, useForwardedHeaders: true, forwardedForHeader: 'X-Client-Chain' },
     });
     const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
-    assert.ok(
-      argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Client-Chain' && value === '$proxy_add_x_forwarded_for'),
-    );
+    assert.ok(argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Forwarded-For' && value === '$full_x_forwarded_for'));
   });
 
   test('HTTPS redirect: TLS host with ssl-redirect, or forced; not for no-tls-redirect locations', () => {
