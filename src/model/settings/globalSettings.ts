@@ -5,6 +5,10 @@
 import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
 import type { LoadBalanceAlgorithm } from '../types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
+import { COMPRESSION_DEFAULTS, type CompressionSettings } from './keys/compressionSettings.js';
+import { HTTP_TUNING_DEFAULTS, type HttpTuningSettings } from './keys/httpTuningSettings.js';
+import { LUA_SHARED_DICT_DEFAULTS, type LuaSharedDictSettings } from './keys/luaSharedDictSettings.js';
+import { WORKER_DEFAULTS, type WorkerSettings } from './keys/workerSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -152,7 +156,12 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings;
+export type GlobalSettings = CoreSettings &
+  GlobalAuthSettings &
+  CompressionSettings &
+  HttpTuningSettings &
+  WorkerSettings &
+  LuaSharedDictSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -227,4 +236,8 @@ const CORE_DEFAULTS: CoreSettings = {
 export const DEFAULT_SETTINGS: GlobalSettings = {
   ...CORE_DEFAULTS,
   ...GLOBAL_AUTH_DEFAULTS,
+  ...COMPRESSION_DEFAULTS,
+  ...HTTP_TUNING_DEFAULTS,
+  ...WORKER_DEFAULTS,
+  ...LUA_SHARED_DICT_DEFAULTS,
 };

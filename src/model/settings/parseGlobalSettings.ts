@@ -19,6 +19,10 @@ import {
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
+import { COMPRESSION_SPECS } from './keys/compressionSettings.js';
+import { HTTP_TUNING_SPECS } from './keys/httpTuningSettings.js';
+import { LUA_SHARED_DICT_SPECS } from './keys/luaSharedDictSettings.js';
+import { WORKER_SPECS } from './keys/workerSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -174,6 +178,10 @@ const CORE_SPECS: SpecTable<CoreSettings> = {
 const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...CORE_SPECS,
   ...GLOBAL_AUTH_SPECS,
+  ...COMPRESSION_SPECS,
+  ...HTTP_TUNING_SPECS,
+  ...WORKER_SPECS,
+  ...LUA_SHARED_DICT_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

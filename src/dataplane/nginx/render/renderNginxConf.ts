@@ -14,6 +14,7 @@ import { renderExternalAuthHttp } from './renderExternalAuth.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
+import { renderDebugConnections, renderWorkerLimits } from './renderMainContext.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
 import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
@@ -55,15 +56,17 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.directive('pcre_jit', onOff(true));
   root.from(SETTINGS_ORIGIN, () => {
     root.directive('worker_processes', workerProcesses(settings));
+    renderWorkerLimits(root, settings, context);
     root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
     root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
     root.block('events', [], (events) => {
       events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
-      events.directive('multi_accept', onOff(true));
+      events.directive('multi_accept', onOff(settings.enableMultiAccept));
+      renderDebugConnections(events, settings);
     });
   });
   root.block('http', [], (http) => {
-    renderLuaSettings(http, context);
+    renderLuaSettings(http, context, settings);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
