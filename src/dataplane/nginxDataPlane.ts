@@ -15,6 +15,7 @@ import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
 import { ConfigRefusedError, NginxProcess } from './nginx/nginxProcess.js';
+import { readOpenFilesLimit } from './nginx/openFilesLimit.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
 import { pruneSecretFiles, writeSecretFiles } from './nginx/process/secretFiles.js';
 import {
@@ -150,6 +151,7 @@ export class NginxDataPlane implements DataPlane {
         porticoPorts: this.options.endpointGuard.porticoPorts,
         refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere,
       },
+      openFilesLimit: await readOpenFilesLimit(),
       paths: {
         errorLog: layout.errorLog,
         accessLog: this.options.accessLog ?? layout.accessLog,

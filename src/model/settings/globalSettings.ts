@@ -9,6 +9,10 @@ import { HEADER_DEFAULTS, type HeaderSettings } from './keys/headerSettings.js';
 import { TLS_DEFAULTS, type TlsSettings } from './keys/tlsSettings.js';
 import { LOGGING_DEFAULTS, type LoggingSettings } from './keys/loggingSettings.js';
 import { CLIENT_ADDRESS_DEFAULTS, type ClientAddressSettings } from './keys/clientAddressSettings.js';
+import { COMPRESSION_DEFAULTS, type CompressionSettings } from './keys/compressionSettings.js';
+import { HTTP_TUNING_DEFAULTS, type HttpTuningSettings } from './keys/httpTuningSettings.js';
+import { LUA_SHARED_DICT_DEFAULTS, type LuaSharedDictSettings } from './keys/luaSharedDictSettings.js';
+import { WORKER_DEFAULTS, type WorkerSettings } from './keys/workerSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -156,7 +160,16 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings & HeaderSettings & TlsSettings & LoggingSettings & ClientAddressSettings;
+export type GlobalSettings = CoreSettings &
+  GlobalAuthSettings &
+  HeaderSettings &
+  TlsSettings &
+  LoggingSettings &
+  ClientAddressSettings &
+  CompressionSettings &
+  HttpTuningSettings &
+  WorkerSettings &
+  LuaSharedDictSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -235,4 +248,8 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...TLS_DEFAULTS,
   ...LOGGING_DEFAULTS,
   ...CLIENT_ADDRESS_DEFAULTS,
+  ...COMPRESSION_DEFAULTS,
+  ...HTTP_TUNING_DEFAULTS,
+  ...WORKER_DEFAULTS,
+  ...LUA_SHARED_DICT_DEFAULTS,
 };

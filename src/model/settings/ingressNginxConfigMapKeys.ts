@@ -19,6 +19,10 @@ export interface IngressNginxConfigMapKey {
   note?: string;
 }
 
+/** nginx-status-ipv4/ipv6-whitelist guard the /nginx_status location of ingress-nginx's catch-all server on the public ports. */
+const NO_PUBLIC_NGINX_STATUS =
+  'Portico serves /nginx_status only on its status server, which listens on 127.0.0.1 alone (for its own metrics), not on the public ports';
+
 /** The Jaeger keys (the module was replaced by OpenTelemetry) and use-geoip (GeoIP2 replaced it) are still documented. */
 const NO_LONGER_READ = 'documented, but ingress-nginx v1.15.1 itself no longer reads it';
 
@@ -59,7 +63,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'client-body-timeout', type: 'int', default: '60' },
   { key: 'disable-access-log', type: 'bool', default: 'false' },
   { key: 'disable-ipv6', type: 'bool', default: 'false' },
-  { key: 'disable-ipv6-dns', type: 'bool', default: 'false' },
+  {
+    key: 'disable-ipv6-dns',
+    type: 'bool',
+    default: 'false',
+    refusedBecause:
+      'Portico renders no nginx resolver: the controller resolves ExternalName backends itself, and auth and mirror targets that are names are refused',
+  },
   { key: 'enable-underscores-in-headers', type: 'bool', default: 'false' },
   {
     key: 'enable-ocsp',
@@ -118,8 +128,8 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'max-worker-connections', type: 'int', default: '16384' },
   { key: 'max-worker-open-files', type: 'int', default: '0' },
   { key: 'map-hash-bucket-size', type: 'int', default: '64' },
-  { key: 'nginx-status-ipv4-whitelist', type: '[]string', default: '127.0.0.1' },
-  { key: 'nginx-status-ipv6-whitelist', type: '[]string', default: '::1' },
+  { key: 'nginx-status-ipv4-whitelist', type: '[]string', default: '127.0.0.1', refusedBecause: NO_PUBLIC_NGINX_STATUS },
+  { key: 'nginx-status-ipv6-whitelist', type: '[]string', default: '::1', refusedBecause: NO_PUBLIC_NGINX_STATUS },
   { key: 'proxy-real-ip-cidr', type: '[]string', default: '0.0.0.0/0' },
   { key: 'proxy-set-headers', type: 'string', default: '' },
   { key: 'server-name-hash-max-size', type: 'int', default: '1024' },
@@ -156,12 +166,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'use-geoip', type: 'bool', default: 'true', refusedBecause: NO_LONGER_READ },
   { key: 'use-geoip2', type: 'bool', default: 'false' },
   { key: 'geoip2-autoreload-in-minutes', type: 'int', default: '0' },
-  { key: 'enable-brotli', type: 'bool', default: 'false' },
-  { key: 'brotli-level', type: 'int', default: '4' },
-  { key: 'brotli-min-length', type: 'int', default: '20' },
+  { key: 'enable-brotli', type: 'bool', default: 'false', missingModule: 'brotli' },
+  { key: 'brotli-level', type: 'int', default: '4', missingModule: 'brotli' },
+  { key: 'brotli-min-length', type: 'int', default: '20', missingModule: 'brotli' },
   {
     key: 'brotli-types',
     type: 'string',
+    missingModule: 'brotli',
     default:
       'application/xml+rss application/atom+xml application/javascript application/x-javascript application/json application/rss+xml application/vnd.ms-fontobject application/x-font-ttf application/x-web-app-manifest+json application/xhtml+xml application/xml font/opentype image/svg+xml image/x-icon text/css text/javascript text/plain text/x-component',
   },
@@ -178,7 +189,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'worker-processes', type: 'string', default: '<Number of CPUs>', note: "Portico's `auto` is nginx's one worker per CPU" },
   { key: 'worker-cpu-affinity', type: 'string', default: '' },
   { key: 'worker-shutdown-timeout', type: 'string', default: '240s' },
-  { key: 'enable-serial-reloads', type: 'bool', default: 'false' },
+  {
+    key: 'enable-serial-reloads',
+    type: 'bool',
+    default: 'false',
+    refusedBecause:
+      'Portico reloads one configuration at a time and only the newest of those waiting, and pushes endpoints, certificates and canary weights without a reload; it does not wait for the old workers to exit before the next reload',
+  },
   { key: 'load-balance', type: 'string', default: 'round_robin' },
   { key: 'variables-hash-bucket-size', type: 'int', default: '256' },
   { key: 'variables-hash-max-size', type: 'int', default: '2048' },

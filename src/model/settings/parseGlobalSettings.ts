@@ -23,6 +23,10 @@ import { HEADER_SPECS } from './keys/headerSettings.js';
 import { TLS_SPECS } from './keys/tlsSettings.js';
 import { LOGGING_SPECS, syslogProblems } from './keys/loggingSettings.js';
 import { CLIENT_ADDRESS_SPECS } from './keys/clientAddressSettings.js';
+import { COMPRESSION_SPECS } from './keys/compressionSettings.js';
+import { HTTP_TUNING_SPECS } from './keys/httpTuningSettings.js';
+import { LUA_SHARED_DICT_SPECS } from './keys/luaSharedDictSettings.js';
+import { WORKER_SPECS } from './keys/workerSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -182,6 +186,10 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...TLS_SPECS,
   ...LOGGING_SPECS,
   ...CLIENT_ADDRESS_SPECS,
+  ...COMPRESSION_SPECS,
+  ...HTTP_TUNING_SPECS,
+  ...WORKER_SPECS,
+  ...LUA_SHARED_DICT_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

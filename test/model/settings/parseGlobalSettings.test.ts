@@ -93,6 +93,24 @@ test('every field is read from its ingress-nginx key', () => {
     'global-auth-always-set-cookie': 'true',
     'no-auth-locations': '/.well-known/acme-challenge, /public',
     'global-allowed-response-headers': 'My-Custom-Header, X_Other,',
+    'use-gzip': 'true',
+    'gzip-level': '5',
+    'gzip-min-length': '100',
+    'gzip-types': 'text/css',
+    'gzip-disable': 'msie6',
+    'default-type': 'text/plain',
+    'enable-aio-write': 'false',
+    'server-name-hash-max-size': '2048',
+    'server-name-hash-bucket-size': '128',
+    'variables-hash-bucket-size': '128',
+    'variables-hash-max-size': '1024',
+    'map-hash-bucket-size': '256',
+    'grpc-buffer-size-kb': '8',
+    'enable-multi-accept': 'false',
+    'max-worker-open-files': '2048',
+    'worker-cpu-affinity': 'auto',
+    'debug-connections': '10.0.0.1',
+    'lua-shared-dicts': 'extra: 1',
   });
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, []);
@@ -182,6 +200,24 @@ test('every field is read from its ingress-nginx key', () => {
     ...LOGGING_DEFAULTS,
     // Unset here; its own keys: clientAddressSettings.test.ts.
     ...CLIENT_ADDRESS_DEFAULTS,
+    useGzip: true,
+    gzipLevel: 5,
+    gzipMinLength: 100,
+    gzipTypes: ['text/css'],
+    gzipDisable: 'msie6',
+    defaultType: 'text/plain',
+    enableAioWrite: false,
+    serverNameHashMaxSize: 2048,
+    serverNameHashBucketSize: 128,
+    variablesHashBucketSize: 128,
+    variablesHashMaxSize: 1024,
+    mapHashBucketSize: 256,
+    grpcBufferSizeKb: 8,
+    enableMultiAccept: false,
+    maxWorkerOpenFiles: 2048,
+    workerCpuAffinity: ['auto'],
+    debugConnections: ['10.0.0.1'],
+    luaSharedDicts: [{ name: 'extra', kilobytes: 1024 }],
   });
 });
 
@@ -385,14 +421,14 @@ test('empty lists are allowed where a list may be empty', () => {
 
 test('keys Portico does not implement are reported, sorted, and change nothing', () => {
   const { settings, problems, unknownKeys } = parseGlobalSettings({
-    'use-gzip': 'true',
+    'enable-brotli': 'true',
     'enable-opentelemetry': 'true',
     'http-snippet': 'lua_shared_dict x 1m;',
     'no-such-key': 'x',
   });
   assert.deepEqual(settings, DEFAULT_SETTINGS);
   assert.deepEqual(problems, []);
-  assert.deepEqual(unknownKeys, ['enable-opentelemetry', 'http-snippet', 'no-such-key', 'use-gzip']);
+  assert.deepEqual(unknownKeys, ['enable-brotli', 'enable-opentelemetry', 'http-snippet', 'no-such-key']);
 });
 
 test('the result does not share arrays with DEFAULT_SETTINGS when they are replaced', () => {

@@ -170,7 +170,8 @@ const KEYWORDS = [
   'portico_auth_cache',
   'escape=json',
   'escape=none',
-  'text/html',
+  // aio: files are read by nginx's thread pool (renderHttpTuning.ts).
+  'threads',
   'http',
   '1.1',
   // proxy-http-version, and proxy_next_upstream's conditions (nextUpstreamAnnotations.ts).
@@ -243,6 +244,11 @@ export const raw = {
   /** A single-unit nginx time for a millisecond directive: `240s`, `1h`, `500ms` (no `M` or `y`, which nginx refuses there). */
   time(value: string): Argument {
     return nginxTimeMs(value) !== undefined ? bare(value) : refuse('time', value);
+  },
+
+  /** A CPU mask of worker_cpu_affinity: a bit per CPU, at least one set, up to CPU_SETSIZE (1024) bits. */
+  cpuMask(mask: string): Argument {
+    return /^[01]{1,1024}$/.test(mask) && mask.includes('1') ? bare(mask) : refuse('CPU mask', mask);
   },
 
   /** A variable name of Portico's own (`$proxy_upstream_name`). */

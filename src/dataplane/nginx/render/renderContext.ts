@@ -87,6 +87,8 @@ export interface RenderContext {
   /** Request metrics; undefined renders no monitor hook. */
   readonly monitor: MonitorTarget | undefined;
   readonly selfEndpoints: SelfEndpoints;
+  /** The hard open-files limit nginx starts with (openFilesLimit.ts), which max-worker-open-files 0 derives from; undefined when unknown. */
+  readonly openFilesLimit: number | undefined;
 }
 
 /** Where nginx reads the SecretFile `id` (a literal path: the master loads it, never a worker). */
@@ -110,6 +112,7 @@ export interface RenderContextOptions {
   monitor?: MonitorTarget;
   /** Ports besides the listen ports and the monitor's (healthz, webhook), and Kubernetes mode. */
   selfEndpoints?: SelfEndpoints;
+  openFilesLimit?: number;
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
@@ -148,5 +151,6 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       porticoPorts: [...new Set([...porticoPorts, ...(options.selfEndpoints?.porticoPorts ?? [])])].sort((a, b) => a - b),
       refuseLoopback: options.selfEndpoints?.refuseLoopback ?? false,
     },
+    openFilesLimit: options.openFilesLimit,
   };
 }

@@ -7,6 +7,8 @@ import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { renderLogging } from './renderLogging.js';
 import { renderForwardedVariables, renderRealIp } from './renderClientAddress.js';
+import { renderCompression } from './renderCompression.js';
+import { renderHttpTuning } from './renderHttpTuning.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
 import { renderTlsSettings } from './renderTlsSettings.js';
@@ -17,10 +19,13 @@ import { HttpVariable } from './variables.js';
 export function renderHttpSettings(http: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const { settings } = configuration;
   http.directive('include', filePath(context.paths.mimeTypes));
-  http.directive('default_type', raw.keyword('text/html'));
+  http.directive('default_type', literal(settings.defaultType));
   http.directive('server_tokens', onOff(settings.serverTokens));
 
-  const hashSizes = serverNamesHashSizes(configuration.servers.flatMap(allServerNames));
+  const hashSizes = serverNamesHashSizes(configuration.servers.flatMap(allServerNames), {
+    bucketSize: settings.serverNameHashBucketSize,
+    maxSize: settings.serverNameHashMaxSize,
+  });
   http.directive('server_names_hash_bucket_size', raw.integer(hashSizes.bucketSize));
   http.directive('server_names_hash_max_size', raw.integer(hashSizes.maxSize));
 
@@ -43,6 +48,8 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('proxy_send_timeout', raw.seconds(settings.proxySendTimeout));
   http.directive('proxy_buffering', raw.keyword(settings.proxyBuffering));
   renderProxyTuningDefaults(http, settings);
+  renderHttpTuning(http, settings);
+  renderCompression(http, settings);
 
   http.directive('ssl_protocols', ...settings.sslProtocols.map((protocol) => raw.keyword(tlsProtocol(protocol))));
   http.directive('ssl_ciphers', literal(settings.sslCiphers));

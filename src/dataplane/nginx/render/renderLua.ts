@@ -10,6 +10,7 @@ import type { ConfigBuilder } from './configBuilder.js';
 import { luaBind, luaCall, type LuaCall } from './luaCall.js';
 import type { RenderContext } from './renderContext.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
+import { renderLuaSharedDicts } from './renderLuaSharedDicts.js';
 import { monitorInitCalls } from './renderMonitor.js';
 
 /** The upstream every proxied location passes to; Lua picks each peer. */
@@ -59,10 +60,16 @@ export function renderLuaModules(main: ConfigBuilder, context: RenderContext): v
 }
 
 /** The http block's module path, shared dict, and the modules loaded in the master (workers inherit them). */
-export function renderLuaSettings(http: ConfigBuilder, context: RenderContext): void {
+export function renderLuaSettings(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.directive('lua_package_path', luaPackagePath(context.luaDir));
-  http.directive('lua_shared_dict', raw.keyword(SHARED_DICT), raw.size(context.liveStateMemory));
-  http.directive('lua_shared_dict', raw.keyword(EWMA_DICT), raw.size(EWMA_DICT_SIZE));
+  renderLuaSharedDicts(
+    http,
+    [
+      { name: SHARED_DICT, size: context.liveStateMemory, ingressNginxNames: ['configuration_data', 'certificate_data'] },
+      { name: EWMA_DICT, size: EWMA_DICT_SIZE, ingressNginxNames: ['balancer_ewma'] },
+    ],
+    settings.luaSharedDicts,
+  );
   http.luaBlock('init_by_lua_block', ...LuaHook.init(context), ...monitorInitCalls(context));
 }
 

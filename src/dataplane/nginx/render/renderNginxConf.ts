@@ -15,6 +15,7 @@ import { renderHeadersMoreModule } from './renderHeaders.js';
 import { renderHeaderSettings } from './renderHeaderSettings.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
+import { renderDebugConnections, renderWorkerLimits } from './renderMainContext.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { errorLogTarget } from './renderLogging.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
@@ -57,15 +58,17 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.directive('pcre_jit', onOff(true));
   root.from(SETTINGS_ORIGIN, () => {
     root.directive('worker_processes', workerProcesses(settings));
+    renderWorkerLimits(root, settings, context);
     root.directive('error_log', errorLogTarget(settings, context), raw.keyword(settings.errorLogLevel));
     root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
     root.block('events', [], (events) => {
       events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
-      events.directive('multi_accept', onOff(true));
+      events.directive('multi_accept', onOff(settings.enableMultiAccept));
+      renderDebugConnections(events, settings);
     });
   });
   root.block('http', [], (http) => {
-    renderLuaSettings(http, context);
+    renderLuaSettings(http, context, settings);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderHeaderSettings(http, configuration));
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));

@@ -36,15 +36,19 @@ export function exactServerName(hostname: string): string | undefined {
 /**
  * server_names_hash_bucket_size and _max_size that fit the exact names (as
  * ingress-nginx computes them): nginx refuses to start when one name does not
- * fit a bucket, and the default bucket is one cache line.
+ * fit a bucket. The ConfigMap's sizes (server-name-hash-*) are floors the
+ * names raise, as in ingress-nginx.
  */
-export function serverNamesHashSizes(hostnames: readonly string[]): { bucketSize: number; maxSize: number } {
+export function serverNamesHashSizes(
+  hostnames: readonly string[],
+  floor: { bucketSize: number; maxSize: number },
+): { bucketSize: number; maxSize: number } {
   const exactNames = hostnames.flatMap((hostname) => exactServerName(hostname) ?? []);
   const longest = Math.max(0, ...exactNames.map((name) => name.length));
   const totalBytes = exactNames.reduce((sum, name) => sum + name.length, 0);
   return {
-    bucketSize: Math.max(64, hashBucketSize(longest)),
-    maxSize: Math.max(1024, nextPowerOfTwo(totalBytes)),
+    bucketSize: Math.max(floor.bucketSize, hashBucketSize(longest)),
+    maxSize: Math.max(floor.maxSize, nextPowerOfTwo(totalBytes)),
   };
 }
 
