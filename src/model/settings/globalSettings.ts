@@ -5,6 +5,9 @@
 import type { NextUpstreamCondition } from '../annotations/nextUpstreamAnnotations.js';
 import type { LoadBalanceAlgorithm } from '../types.js';
 import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuthSettings.js';
+import { GLOBAL_ACCESS_DEFAULTS, type GlobalAccessSettings } from './keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_DEFAULTS, type GlobalSnippetSettings } from './keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_DEFAULTS, type ResponseRewriteSettings } from './keys/responseRewriteSettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -152,7 +155,7 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings;
+export type GlobalSettings = CoreSettings & GlobalAuthSettings & GlobalAccessSettings & GlobalSnippetSettings & ResponseRewriteSettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -227,4 +230,7 @@ const CORE_DEFAULTS: CoreSettings = {
 export const DEFAULT_SETTINGS: GlobalSettings = {
   ...CORE_DEFAULTS,
   ...GLOBAL_AUTH_DEFAULTS,
+  ...GLOBAL_ACCESS_DEFAULTS,
+  ...GLOBAL_SNIPPET_DEFAULTS,
+  ...RESPONSE_REWRITE_DEFAULTS,
 };

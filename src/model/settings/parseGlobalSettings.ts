@@ -19,6 +19,9 @@ import {
 import { RISK_LEVELS } from '../annotations/riskLevels.js';
 import { DEFAULT_SETTINGS, type CoreSettings, type GlobalSettings } from './globalSettings.js';
 import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
+import { GLOBAL_ACCESS_SPECS } from './keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_SPECS, withoutRefusedSnippets } from './keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_SPECS } from './keys/responseRewriteSettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -174,6 +177,9 @@ const CORE_SPECS: SpecTable<CoreSettings> = {
 const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...CORE_SPECS,
   ...GLOBAL_AUTH_SPECS,
+  ...GLOBAL_ACCESS_SPECS,
+  ...GLOBAL_SNIPPET_SPECS,
+  ...RESPONSE_REWRITE_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
@@ -195,6 +201,7 @@ export function parseGlobalSettings(data: Record<string, string> | undefined, en
     if (problem !== undefined) problems.push(`ConfigMap key ${key}: ${problem}; keeping the default`);
   }
   problems.push(...keepAcceptedProxyBuffers(settings));
+  problems.push(...withoutRefusedSnippets(settings));
   return { settings, problems, unknownKeys };
 }
 
@@ -205,9 +212,10 @@ function applySetting<K extends keyof GlobalSettings>(
   text: string,
   environment: SettingsEnvironment,
 ): string | undefined {
-  const controlCharacter = describeControlCharacter(text);
+  const spec = SETTING_SPECS[field];
+  const controlCharacter = describeControlCharacter(spec.multiLine ? text.replace(/\r?\n|\t/g, ' ') : text);
   if (controlCharacter !== undefined) return `the value contains ${controlCharacter}`;
-  const parsed = SETTING_SPECS[field].parse(text.trim(), environment);
+  const parsed = spec.parse(text.trim(), environment);
   if (!parsed.ok) return `invalid value ${quoteValue(text)}; expected ${parsed.expected}`;
   settings[field] = parsed.value;
   return undefined;

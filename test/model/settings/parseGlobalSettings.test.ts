@@ -2,6 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseGlobalSettings as parseIn, type SettingsEnvironment } from '../../../src/model/settings/parseGlobalSettings.js';
 import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js';
+import { GLOBAL_ACCESS_DEFAULTS } from '../../../src/model/settings/keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_DEFAULTS } from '../../../src/model/settings/keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_DEFAULTS } from '../../../src/model/settings/keys/responseRewriteSettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -171,6 +174,9 @@ test('every field is read from its ingress-nginx key', () => {
     globalAuthAlwaysSetCookie: true,
     noAuthLocations: ['/.well-known/acme-challenge', '/public'],
     globalAllowedResponseHeaders: ['My-Custom-Header', 'X_Other'],
+    ...GLOBAL_ACCESS_DEFAULTS,
+    ...GLOBAL_SNIPPET_DEFAULTS,
+    ...RESPONSE_REWRITE_DEFAULTS,
   });
 });
 
@@ -376,12 +382,11 @@ test('keys Portico does not implement are reported, sorted, and change nothing',
   const { settings, problems, unknownKeys } = parseGlobalSettings({
     'use-gzip': 'true',
     'enable-opentelemetry': 'true',
-    'http-snippet': 'lua_shared_dict x 1m;',
     'no-such-key': 'x',
   });
   assert.deepEqual(settings, DEFAULT_SETTINGS);
   assert.deepEqual(problems, []);
-  assert.deepEqual(unknownKeys, ['enable-opentelemetry', 'http-snippet', 'no-such-key', 'use-gzip']);
+  assert.deepEqual(unknownKeys, ['enable-opentelemetry', 'no-such-key', 'use-gzip']);
 });
 
 test('the result does not share arrays with DEFAULT_SETTINGS when they are replaced', () => {

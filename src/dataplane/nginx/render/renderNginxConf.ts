@@ -11,6 +11,8 @@ import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOr
 import type { RenderContext } from './renderContext.js';
 import { renderCorsMaps } from './renderCors.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
+import { renderGlobalAccessHttp } from './renderGlobalAccess.js';
+import { renderHttpSnippet, renderMainSnippet } from './renderGlobalSnippets.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
@@ -57,6 +59,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     root.directive('worker_processes', workerProcesses(settings));
     root.directive('error_log', filePath(context.paths.errorLog), raw.keyword(settings.errorLogLevel));
     root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
+    renderMainSnippet(root, settings);
     root.block('events', [], (events) => {
       events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
       events.directive('multi_accept', onOff(true));
@@ -65,6 +68,8 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.block('http', [], (http) => {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
+    http.from(SETTINGS_ORIGIN, () => renderGlobalAccessHttp(http, settings));
+    renderHttpSnippet(http, settings);
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
     http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));

@@ -6,6 +6,8 @@ import { filePath, literal, raw, unixSocket, type Argument } from './arguments.j
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderErrorPageLocations } from './renderErrorPages.js';
+import { renderGlobalAccessServer } from './renderGlobalAccess.js';
+import { renderGlobalServerSnippet } from './renderGlobalSnippets.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
@@ -15,6 +17,7 @@ import { renderTlsCiphers } from './renderTlsCiphers.js';
 import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
+import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
 import { renderWwwRedirectServer } from './renderWwwRedirect.js';
@@ -40,6 +43,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
   http.block('server', [], (block) => {
     renderListens(block, scope, defaultServer);
     block.directive('server_name', ...serverNameArguments(server));
+    block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, configuration.settings));
     // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
@@ -61,6 +65,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     renderMirrorLocations(block, server, scope);
     renderLocations(block, server, scope);
     renderErrorPageLocations(block, server, scope);
+    renderGlobalServerSnippet(block, configuration.settings);
   });
 }
 
