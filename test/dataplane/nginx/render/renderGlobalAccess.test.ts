@@ -14,7 +14,10 @@ import { argsOf, named, only, servers } from './parsedTree.js';
 import { context, web } from './hostileValues.js';
 
 function scenario(settings: Partial<GlobalSettings>): Configuration {
-  const app = { ...server('app.example.com', [location('/', 'prefix', web.name)]), wwwRedirect: { hostname: 'www.app.example.com' } };
+  const app = {
+    ...server('app.example.com', [location('/', 'prefix', web.name)]),
+    wwwRedirect: { hostname: 'www.app.example.com', certificate: undefined },
+  };
   return configuration({ servers: [server('_', []), app], backends: [web], settings });
 }
 

@@ -56,7 +56,7 @@ describe('every global snippet', () => {
 
   test('every snippet line is traced to the settings', () => {
     const lines = config.text.split('\n');
-    const snippetLines = Object.values(SNIPPETS)
+    const snippetLines = [SNIPPETS.mainSnippet, SNIPPETS.httpSnippet, SNIPPETS.serverSnippet, SNIPPETS.locationSnippet]
       .flatMap((snippet) => (snippet ?? '').split('\n'))
       .map((line) => line.trim());
     lines.forEach((line, index) => {
