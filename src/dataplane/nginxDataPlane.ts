@@ -53,6 +53,8 @@ export interface NginxDataPlaneOptions {
   monitor?: MonitorTarget;
   /** Portico's own addresses and ports: what ExternalName names resolve to is checked against it, and Lua checks every peer again. */
   endpointGuard: EndpointGuard;
+  /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts). */
+  geoip2Databases?: readonly string[];
 }
 
 export class NginxDataPlane implements DataPlane {
@@ -142,6 +144,7 @@ export class NginxDataPlane implements DataPlane {
       listenAddresses: this.options.listenAddresses,
       luaDir: LUA_DIR,
       monitor: this.options.monitor,
+      geoip2Databases: this.options.geoip2Databases,
       selfEndpoints: {
         porticoPorts: this.options.endpointGuard.porticoPorts,
         refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere,

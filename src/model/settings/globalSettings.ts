@@ -8,6 +8,7 @@ import { GLOBAL_AUTH_DEFAULTS, type GlobalAuthSettings } from './keys/globalAuth
 import { GLOBAL_ACCESS_DEFAULTS, type GlobalAccessSettings } from './keys/globalAccessSettings.js';
 import { GLOBAL_SNIPPET_DEFAULTS, type GlobalSnippetSettings } from './keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_DEFAULTS, type ResponseRewriteSettings } from './keys/responseRewriteSettings.js';
+import { GEOIP2_DEFAULTS, type Geoip2Settings } from './keys/geoip2Settings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -155,7 +156,12 @@ export const DEFAULT_LOG_FORMAT_UPSTREAM =
   '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] ' +
   '$upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id';
 
-export type GlobalSettings = CoreSettings & GlobalAuthSettings & GlobalAccessSettings & GlobalSnippetSettings & ResponseRewriteSettings;
+export type GlobalSettings = CoreSettings &
+  GlobalAuthSettings &
+  GlobalAccessSettings &
+  GlobalSnippetSettings &
+  ResponseRewriteSettings &
+  Geoip2Settings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -233,4 +239,5 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...GLOBAL_ACCESS_DEFAULTS,
   ...GLOBAL_SNIPPET_DEFAULTS,
   ...RESPONSE_REWRITE_DEFAULTS,
+  ...GEOIP2_DEFAULTS,
 };

@@ -22,6 +22,7 @@ import { GLOBAL_AUTH_SPECS } from './keys/globalAuthSettings.js';
 import { GLOBAL_ACCESS_SPECS } from './keys/globalAccessSettings.js';
 import { GLOBAL_SNIPPET_SPECS, withoutRefusedSnippets } from './keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_SPECS } from './keys/responseRewriteSettings.js';
+import { GEOIP2_SPECS } from './keys/geoip2Settings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -180,6 +181,7 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...GLOBAL_ACCESS_SPECS,
   ...GLOBAL_SNIPPET_SPECS,
   ...RESPONSE_REWRITE_SPECS,
+  ...GEOIP2_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

@@ -5,6 +5,7 @@ import { DEFAULT_SETTINGS } from '../../../src/model/settings/globalSettings.js'
 import { GLOBAL_ACCESS_DEFAULTS } from '../../../src/model/settings/keys/globalAccessSettings.js';
 import { GLOBAL_SNIPPET_DEFAULTS } from '../../../src/model/settings/keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_DEFAULTS } from '../../../src/model/settings/keys/responseRewriteSettings.js';
+import { GEOIP2_DEFAULTS } from '../../../src/model/settings/keys/geoip2Settings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -177,6 +178,7 @@ test('every field is read from its ingress-nginx key', () => {
     ...GLOBAL_ACCESS_DEFAULTS,
     ...GLOBAL_SNIPPET_DEFAULTS,
     ...RESPONSE_REWRITE_DEFAULTS,
+    ...GEOIP2_DEFAULTS,
   });
 });
 

@@ -85,6 +85,8 @@ export interface RenderContext {
   /** Request metrics; undefined renders no monitor hook. */
   readonly monitor: MonitorTarget | undefined;
   readonly selfEndpoints: SelfEndpoints;
+  /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts); empty: GeoIP2 renders nothing. */
+  readonly geoip2Databases: readonly string[];
 }
 
 /** Where nginx reads the SecretFile `id` (a literal path: the master loads it, never a worker). */
@@ -107,6 +109,7 @@ export interface RenderContextOptions {
   monitor?: MonitorTarget;
   /** Ports besides the listen ports and the monitor's (healthz, webhook), and Kubernetes mode. */
   selfEndpoints?: SelfEndpoints;
+  geoip2Databases?: readonly string[];
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
@@ -144,5 +147,6 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       porticoPorts: [...new Set([...porticoPorts, ...(options.selfEndpoints?.porticoPorts ?? [])])].sort((a, b) => a - b),
       refuseLoopback: options.selfEndpoints?.refuseLoopback ?? false,
     },
+    geoip2Databases: options.geoip2Databases ?? [],
   };
 }

@@ -12,6 +12,7 @@ import type { RenderContext } from './renderContext.js';
 import { renderCorsMaps } from './renderCors.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
 import { renderGlobalAccessHttp } from './renderGlobalAccess.js';
+import { renderGeoip2Http, renderGeoip2Module } from './renderGeoip2.js';
 import { renderHttpSnippet, renderMainSnippet } from './renderGlobalSnippets.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
@@ -49,6 +50,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
   root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
+  root.from(SETTINGS_ORIGIN, () => renderGeoip2Module(root, settings, context));
   renderHeadersMoreModule(root, configuration, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
@@ -69,6 +71,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderGlobalAccessHttp(http, settings));
+    http.from(SETTINGS_ORIGIN, () => renderGeoip2Http(http, settings, context));
     renderHttpSnippet(http, settings);
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
