@@ -42,6 +42,15 @@ export function renderGlobalAccessServer(server: ConfigBuilder, settings: Global
   }
 }
 
+/**
+ * Portico's status server (the controller's health check of nginx, on the
+ * loopback address) is not a host: block-cidrs holding 127.0.0.1 must not make
+ * the controller restart a healthy nginx.
+ */
+export function renderGlobalAccessExemption(server: ConfigBuilder, settings: GlobalSettings): void {
+  if (settings.blockCidrs.length > 0) server.directive('allow', raw.keyword('all'));
+}
+
 function renderBlockMap(http: ConfigBuilder, source: string, variable: string, patterns: readonly BlockPattern[]): void {
   if (patterns.length === 0) return;
   http.block('map', [raw.variable(source), raw.variable(variable)], (map) => {

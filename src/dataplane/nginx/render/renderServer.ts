@@ -6,7 +6,7 @@ import { filePath, literal, raw, unixSocket, type Argument } from './arguments.j
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderErrorPageLocations } from './renderErrorPages.js';
-import { renderGlobalAccessServer } from './renderGlobalAccess.js';
+import { renderGlobalAccessExemption, renderGlobalAccessServer } from './renderGlobalAccess.js';
 import { renderGlobalServerSnippet } from './renderGlobalSnippets.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
@@ -104,6 +104,7 @@ function renderStatusServer(http: ConfigBuilder, context: RenderContext, setting
     block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
     block.directive('access_log', raw.keyword('off'));
     renderModSecurityOff(block, settings);
+    renderGlobalAccessExemption(block, settings);
     block.block('location', exactly('/healthz'), (location) => {
       location.directive('return', raw.integer(200));
     });

@@ -37,6 +37,10 @@ describe('with the defaults', () => {
   const tree = parseNginxConf(renderNginxConf(scenario({}), context));
   test('no deny in the http block, no block map, no server-level 403', () => {
     assert.deepEqual(argsOf(http(tree), 'deny'), []);
+    assert.deepEqual(
+      servers(tree).flatMap((block) => argsOf(block, 'allow')),
+      [],
+    );
     assert.equal(mapOf(tree, '$block_ua'), undefined);
     assert.equal(mapOf(tree, '$block_ref'), undefined);
     for (const block of hostServers(tree)) assert.deepEqual(blockChecks(block), []);
@@ -58,8 +62,17 @@ describe('with every list set', () => {
   const rendered = renderNginxConf(scenario(settings), context);
   const tree = parseNginxConf(rendered);
 
-  test('block-cidrs: one deny per entry in the http block', () => {
+  test('block-cidrs: one deny per entry in the http block; the status server (the health check of nginx) allows all', () => {
     assert.deepEqual(argsOf(http(tree), 'deny'), [['10.0.0.0/8'], ['192.168.0.1'], ['2001:db8::/32']]);
+    const status = servers(tree).find((block) =>
+      argsOf(block, 'listen').some(([address]) => address === `127.0.0.1:${context.ports.status}`),
+    );
+    assert.ok(status);
+    assert.deepEqual(argsOf(status, 'allow'), [['all']]);
+    assert.deepEqual(
+      servers(tree).filter((block) => argsOf(block, 'allow').length > 0),
+      [status],
+    );
   });
 
   test('the maps: regexes match-limited, parameter names and "~" strings escaped, long strings as an anchored regex', () => {
