@@ -11,6 +11,7 @@ import { EventRecorder } from '../controller/events/eventRecorder.js';
 import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
+import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
 import { startHealthServer } from '../health/healthServer.js';
 import { controllerPod } from '../kube/controllerPod.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
@@ -140,6 +141,7 @@ async function run(argv: readonly string[]): Promise<number> {
     liveUpdateRetries: flags.dynamicConfigurationRetries,
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
+    geoip2Databases: availableGeoip2Databases(logger),
   });
   const syncLoop = new SyncLoop({
     store,

@@ -57,6 +57,8 @@ export interface NginxDataPlaneOptions {
   monitor?: MonitorTarget;
   /** Portico's own addresses and ports: what ExternalName names resolve to is checked against it, and Lua checks every peer again. */
   endpointGuard: EndpointGuard;
+  /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts). */
+  geoip2Databases?: readonly string[];
 }
 
 export class NginxDataPlane implements DataPlane {
@@ -147,6 +149,7 @@ export class NginxDataPlane implements DataPlane {
       hostHasIpv6: this.options.hostHasIpv6 ?? hostHasIpv6(),
       luaDir: LUA_DIR,
       monitor: this.options.monitor,
+      geoip2Databases: this.options.geoip2Databases,
       selfEndpoints: {
         porticoPorts: this.options.endpointGuard.porticoPorts,
         refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere,

@@ -47,8 +47,9 @@ const denylistSourceRange: AnnotationDefinition<string[]> = {
 
 export const ipAccessAnnotations: AnnotationGroup<LocationAnnotations['ipAccess']> = {
   annotations: [allowlistSourceRange, denylistSourceRange],
-  resolve: (values) => ({
-    allow: values.get(allowlistSourceRange) ?? [],
-    deny: values.get(denylistSourceRange) ?? [],
+  // Unset, the ConfigMap's whitelist-source-range and denylist-source-range apply (globalAccessSettings.ts), as in ingress-nginx.
+  resolve: (values, settings) => ({
+    allow: values.get(allowlistSourceRange) ?? settings.whitelistSourceRange,
+    deny: values.get(denylistSourceRange) ?? settings.denylistSourceRange,
   }),
 };

@@ -83,9 +83,10 @@ function resolveRedirect(from: string | undefined, to: string | undefined): Resp
 
 export const responseRewriteAnnotations: AnnotationGroup<ResponseRewrites | undefined> = {
   annotations: [proxyCookieDomain, proxyCookiePath, proxyRedirectFrom, proxyRedirectTo],
-  issues: (values) => {
-    const from = values.get(proxyRedirectFrom);
-    const to = values.get(proxyRedirectTo);
+  // Unset, each annotation takes the ConfigMap key of its name (responseRewriteSettings.ts; undefined there is "off").
+  issues: (values, settings) => {
+    const from = values.get(proxyRedirectFrom) ?? settings.proxyRedirectFrom;
+    const to = values.get(proxyRedirectTo) ?? settings.proxyRedirectTo;
     if (from === undefined) {
       return issuesIfSet(values, [proxyRedirectTo], 'ignored', 'unused without proxy-redirect-from, whose default "off" applies; ignored');
     }
@@ -95,11 +96,14 @@ export const responseRewriteAnnotations: AnnotationGroup<ResponseRewrites | unde
     }
     return [];
   },
-  resolve: (values) => {
+  resolve: (values, settings) => {
     const rewrites: ResponseRewrites = {
-      cookieDomain: values.get(proxyCookieDomain),
-      cookiePath: values.get(proxyCookiePath),
-      redirect: resolveRedirect(values.get(proxyRedirectFrom), values.get(proxyRedirectTo)),
+      cookieDomain: values.get(proxyCookieDomain) ?? settings.proxyCookieDomain,
+      cookiePath: values.get(proxyCookiePath) ?? settings.proxyCookiePath,
+      redirect: resolveRedirect(
+        values.get(proxyRedirectFrom) ?? settings.proxyRedirectFrom,
+        values.get(proxyRedirectTo) ?? settings.proxyRedirectTo,
+      ),
     };
     return Object.values(rewrites).some((value) => value !== undefined) ? rewrites : undefined;
   },

@@ -13,6 +13,10 @@ import { COMPRESSION_DEFAULTS, type CompressionSettings } from './keys/compressi
 import { HTTP_TUNING_DEFAULTS, type HttpTuningSettings } from './keys/httpTuningSettings.js';
 import { LUA_SHARED_DICT_DEFAULTS, type LuaSharedDictSettings } from './keys/luaSharedDictSettings.js';
 import { WORKER_DEFAULTS, type WorkerSettings } from './keys/workerSettings.js';
+import { GLOBAL_ACCESS_DEFAULTS, type GlobalAccessSettings } from './keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_DEFAULTS, type GlobalSnippetSettings } from './keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_DEFAULTS, type ResponseRewriteSettings } from './keys/responseRewriteSettings.js';
+import { GEOIP2_DEFAULTS, type Geoip2Settings } from './keys/geoip2Settings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -169,7 +173,11 @@ export type GlobalSettings = CoreSettings &
   CompressionSettings &
   HttpTuningSettings &
   WorkerSettings &
-  LuaSharedDictSettings;
+  LuaSharedDictSettings &
+  GlobalAccessSettings &
+  GlobalSnippetSettings &
+  ResponseRewriteSettings &
+  Geoip2Settings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -252,4 +260,8 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...HTTP_TUNING_DEFAULTS,
   ...WORKER_DEFAULTS,
   ...LUA_SHARED_DICT_DEFAULTS,
+  ...GLOBAL_ACCESS_DEFAULTS,
+  ...GLOBAL_SNIPPET_DEFAULTS,
+  ...RESPONSE_REWRITE_DEFAULTS,
+  ...GEOIP2_DEFAULTS,
 };

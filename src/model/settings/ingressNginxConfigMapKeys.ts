@@ -1,7 +1,7 @@
 // Every global ConfigMap key ingress-nginx v1.15.1 documents
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
 // type and default as that table gives them, plus the one key its config.go reads
-// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version, ssl-early-data).
+// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version, ssl-early-data, proxy-redirect-to).
 // Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
@@ -326,6 +326,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)',
   },
   { key: 'proxy-http-version', type: 'string', default: '1.1', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
+  { key: 'proxy-redirect-to', type: 'string', default: 'off', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
 ];
 
 const KEY_BY_NAME: ReadonlyMap<string, IngressNginxConfigMapKey> = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.key, key]));

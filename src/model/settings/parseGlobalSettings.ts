@@ -27,6 +27,10 @@ import { COMPRESSION_SPECS } from './keys/compressionSettings.js';
 import { HTTP_TUNING_SPECS } from './keys/httpTuningSettings.js';
 import { LUA_SHARED_DICT_SPECS } from './keys/luaSharedDictSettings.js';
 import { WORKER_SPECS } from './keys/workerSettings.js';
+import { GLOBAL_ACCESS_SPECS } from './keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_SPECS, withoutRefusedSnippets } from './keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_SPECS } from './keys/responseRewriteSettings.js';
+import { GEOIP2_SPECS } from './keys/geoip2Settings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -190,6 +194,10 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...HTTP_TUNING_SPECS,
   ...WORKER_SPECS,
   ...LUA_SHARED_DICT_SPECS,
+  ...GLOBAL_ACCESS_SPECS,
+  ...GLOBAL_SNIPPET_SPECS,
+  ...RESPONSE_REWRITE_SPECS,
+  ...GEOIP2_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */
@@ -212,6 +220,7 @@ export function parseGlobalSettings(data: Record<string, string> | undefined, en
   }
   problems.push(...keepAcceptedProxyBuffers(settings));
   problems.push(...syslogProblems(settings));
+  problems.push(...withoutRefusedSnippets(settings));
   return { settings, problems, unknownKeys };
 }
 
@@ -222,9 +231,10 @@ function applySetting<K extends keyof GlobalSettings>(
   text: string,
   environment: SettingsEnvironment,
 ): string | undefined {
-  const controlCharacter = describeControlCharacter(text);
+  const spec = SETTING_SPECS[field];
+  const controlCharacter = describeControlCharacter(spec.multiLine ? text.replace(/\r?\n|\t/g, ' ') : text);
   if (controlCharacter !== undefined) return `the value contains ${controlCharacter}`;
-  const parsed = SETTING_SPECS[field].parse(text.trim(), environment);
+  const parsed = spec.parse(text.trim(), environment);
   if (!parsed.ok) return `invalid value ${quoteValue(text)}; expected ${parsed.expected}`;
   settings[field] = parsed.value;
   return undefined;

@@ -13,6 +13,8 @@ export interface SettingSpec<T> {
   /** The ingress-nginx ConfigMap key. */
   key: string;
   parse: (text: string, environment: SettingsEnvironment) => ParsedValue<T>;
+  /** The value may span lines (line breaks and tabs pass the control-character check): snippets only. */
+  multiLine?: true;
 }
 
 /** One spec per field of a settings group. */

@@ -6,6 +6,10 @@ import { HEADER_DEFAULTS } from '../../../src/model/settings/keys/headerSettings
 import { TLS_DEFAULTS } from '../../../src/model/settings/keys/tlsSettings.js';
 import { LOGGING_DEFAULTS } from '../../../src/model/settings/keys/loggingSettings.js';
 import { CLIENT_ADDRESS_DEFAULTS } from '../../../src/model/settings/keys/clientAddressSettings.js';
+import { GLOBAL_ACCESS_DEFAULTS } from '../../../src/model/settings/keys/globalAccessSettings.js';
+import { GLOBAL_SNIPPET_DEFAULTS } from '../../../src/model/settings/keys/globalSnippetSettings.js';
+import { RESPONSE_REWRITE_DEFAULTS } from '../../../src/model/settings/keys/responseRewriteSettings.js';
+import { GEOIP2_DEFAULTS } from '../../../src/model/settings/keys/geoip2Settings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -218,6 +222,10 @@ test('every field is read from its ingress-nginx key', () => {
     workerCpuAffinity: ['auto'],
     debugConnections: ['10.0.0.1'],
     luaSharedDicts: [{ name: 'extra', kilobytes: 1024 }],
+    ...GLOBAL_ACCESS_DEFAULTS,
+    ...GLOBAL_SNIPPET_DEFAULTS,
+    ...RESPONSE_REWRITE_DEFAULTS,
+    ...GEOIP2_DEFAULTS,
   });
 });
 
@@ -423,12 +431,12 @@ test('keys Portico does not implement are reported, sorted, and change nothing',
   const { settings, problems, unknownKeys } = parseGlobalSettings({
     'enable-brotli': 'true',
     'enable-opentelemetry': 'true',
-    'http-snippet': 'lua_shared_dict x 1m;',
     'no-such-key': 'x',
   });
   assert.deepEqual(settings, DEFAULT_SETTINGS);
   assert.deepEqual(problems, []);
   assert.deepEqual(unknownKeys, ['enable-brotli', 'enable-opentelemetry', 'http-snippet', 'no-such-key']);
+  assert.deepEqual(unknownKeys, ['enable-opentelemetry', 'no-such-key', 'use-gzip']);
 });
 
 test('the result does not share arrays with DEFAULT_SETTINGS when they are replaced', () => {

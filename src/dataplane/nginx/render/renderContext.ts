@@ -89,6 +89,8 @@ export interface RenderContext {
   readonly selfEndpoints: SelfEndpoints;
   /** The hard open-files limit nginx starts with (openFilesLimit.ts), which max-worker-open-files 0 derives from; undefined when unknown. */
   readonly openFilesLimit: number | undefined;
+  /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts); empty: GeoIP2 renders nothing. */
+  readonly geoip2Databases: readonly string[];
 }
 
 /** Where nginx reads the SecretFile `id` (a literal path: the master loads it, never a worker). */
@@ -113,6 +115,7 @@ export interface RenderContextOptions {
   /** Ports besides the listen ports and the monitor's (healthz, webhook), and Kubernetes mode. */
   selfEndpoints?: SelfEndpoints;
   openFilesLimit?: number;
+  geoip2Databases?: readonly string[];
 }
 
 /** A context with every runtime file under `directory` (which may be relative to nginx's prefix). */
@@ -152,5 +155,6 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       refuseLoopback: options.selfEndpoints?.refuseLoopback ?? false,
     },
     openFilesLimit: options.openFilesLimit,
+    geoip2Databases: options.geoip2Databases ?? [],
   };
 }

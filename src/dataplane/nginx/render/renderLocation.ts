@@ -26,6 +26,7 @@ import {
   renderPendingRouteHook,
 } from './renderLua.js';
 import { renderFastCgi } from './renderFastCgi.js';
+import { renderLocationSnippet } from './renderGlobalSnippets.js';
 import { renderMirror } from './renderMirror.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { proxyHttpVersion, renderLocationProxyTuning } from './renderProxyTuning.js';
@@ -112,6 +113,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
   const snippet = location.annotations.configurationSnippet;
   if (snippet !== undefined) body.verbatim(snippet);
+  renderLocationSnippet(body, scope.configuration.settings);
   renderModSecurityLocation(body, location.annotations.modSecurity, scope.configuration.settings, scope.context);
   renderCustomHeaders(body, location.annotations);
   // http2-push-preload: nginx reads the answer's Link headers only where asked.
@@ -193,6 +195,7 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
       ingress: undefined,
       annotations: defaultLocationAnnotations(scope.configuration.settings),
     };
+    renderLocationSnippet(body, scope.configuration.settings);
     // A pending host's backend may be ewma's: its log hook returns at once for the others.
     renderProxy(body, plain, undefined, scope, true);
   });

@@ -44,7 +44,9 @@ function renderPorticoRules(block: ConfigBuilder, context: RenderContext): void 
 export function renderModSecurityHttp(http: ConfigBuilder, settings: GlobalSettings, context: RenderContext): void {
   if (!settings.enableModsecurity) return;
   http.directive('modsecurity', onOff(true));
-  renderPorticoRules(http, context);
+  // The ConfigMap's modsecurity-snippet (admitted with allow-snippet-annotations) replaces modsecurity.conf, as in ingress-nginx.
+  if (settings.modsecuritySnippet !== undefined) http.directive('modsecurity_rules', literal(settings.modsecuritySnippet));
+  else renderPorticoRules(http, context);
   if (settings.enableOwaspModsecurityCrs) http.directive('modsecurity_rules_file', filePath(OWASP_CRS_RULES));
 }
 

@@ -11,6 +11,9 @@ import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOr
 import type { RenderContext } from './renderContext.js';
 import { renderCorsMaps } from './renderCors.js';
 import { renderExternalAuthHttp } from './renderExternalAuth.js';
+import { renderGlobalAccessHttp } from './renderGlobalAccess.js';
+import { renderGeoip2Http, renderGeoip2Module } from './renderGeoip2.js';
+import { renderHttpSnippet, renderMainSnippet } from './renderGlobalSnippets.js';
 import { renderHeadersMoreModule } from './renderHeaders.js';
 import { renderHeaderSettings } from './renderHeaderSettings.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
@@ -50,6 +53,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   const root = new ConfigBuilder();
   renderLuaModules(root, context);
   root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
+  root.from(SETTINGS_ORIGIN, () => renderGeoip2Module(root, settings, context));
   renderHeadersMoreModule(root, configuration, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
@@ -61,6 +65,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderWorkerLimits(root, settings, context);
     root.directive('error_log', errorLogTarget(settings, context), raw.keyword(settings.errorLogLevel));
     root.directive('worker_shutdown_timeout', raw.time(settings.workerShutdownTimeout));
+    renderMainSnippet(root, settings);
     root.block('events', [], (events) => {
       events.directive('worker_connections', raw.integer(settings.maxWorkerConnections || DEFAULT_WORKER_CONNECTIONS));
       events.directive('multi_accept', onOff(settings.enableMultiAccept));
@@ -71,6 +76,9 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderLuaSettings(http, context, settings);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderHeaderSettings(http, configuration));
+    http.from(SETTINGS_ORIGIN, () => renderGlobalAccessHttp(http, settings));
+    http.from(SETTINGS_ORIGIN, () => renderGeoip2Http(http, settings, context));
+    renderHttpSnippet(http, settings);
     http.from(SETTINGS_ORIGIN, () => renderBalancerUpstream(http, settings));
     renderRateLimitZones(http, scope);
     http.from(SETTINGS_ORIGIN, () => renderModSecurityHttp(http, settings, context));

@@ -7,6 +7,8 @@ import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderErrorPageLocations } from './renderErrorPages.js';
 import { renderDefaultPortListens, renderPublicListens } from './renderListen.js';
+import { renderGlobalAccessExemption, renderGlobalAccessServer } from './renderGlobalAccess.js';
+import { renderGlobalServerSnippet } from './renderGlobalSnippets.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
@@ -17,6 +19,7 @@ import { renderRejectHandshake } from './renderTlsSettings.js';
 import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
+import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
 import { renderWwwRedirectServer } from './renderWwwRedirect.js';
@@ -41,6 +44,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
   http.block('server', [], (block) => {
     renderPublicListens(block, scope, isDefault);
     block.directive('server_name', ...serverNameArguments(server));
+    block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, configuration.settings));
     // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
     block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
@@ -63,6 +67,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): 
     renderMirrorLocations(block, server, scope);
     renderLocations(block, server, scope);
     renderErrorPageLocations(block, server, scope);
+    renderGlobalServerSnippet(block, configuration.settings);
   });
 }
 
@@ -84,6 +89,7 @@ function renderStatusServer(http: ConfigBuilder, context: RenderContext, setting
     block.directive('listen', raw.listen(STATUS_ADDRESS, context.ports.status), raw.keyword('default_server'));
     block.directive('access_log', raw.keyword('off'));
     renderModSecurityOff(block, settings);
+    renderGlobalAccessExemption(block, settings);
     block.block('location', exactly('/healthz'), (location) => {
       location.directive('return', raw.integer(200));
     });

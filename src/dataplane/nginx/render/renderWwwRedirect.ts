@@ -8,6 +8,8 @@
 import type { Server } from '../../../model/types.js';
 import { describeValue, filePath, ifMatches, isDnsName, raw, template } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { SETTINGS_ORIGIN } from './configOrigins.js';
+import { renderGlobalAccessServer } from './renderGlobalAccess.js';
 import { renderCertificateHook } from './renderLua.js';
 import type { RenderScope } from './renderScope.js';
 import { serverNameArgument } from './serverNames.js';
@@ -34,6 +36,7 @@ export function renderWwwRedirectServer(
   http.block('server', [], (block) => {
     renderListens(block);
     block.directive('server_name', serverNameArgument(redirect.hostname));
+    block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, scope.configuration.settings));
     block.directive('ssl_certificate', filePath(scope.context.paths.fakeCertificate));
     block.directive('ssl_certificate_key', filePath(scope.context.paths.fakeCertificate));
     renderCertificateHook(block);
