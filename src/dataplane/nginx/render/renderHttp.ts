@@ -36,6 +36,8 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('uwsgi_temp_path', filePath(temp.uwsgi));
   http.directive('scgi_temp_path', filePath(temp.scgi));
 
+  // Before the first map (skip-access-log-urls' is next): nginx refuses map_hash_bucket_size once a map exists.
+  renderHttpTuning(http, settings);
   renderLogging(http, settings, context);
 
   http.directive('keepalive_timeout', raw.seconds(settings.keepAlive));
@@ -48,7 +50,6 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('proxy_send_timeout', raw.seconds(settings.proxySendTimeout));
   http.directive('proxy_buffering', raw.keyword(settings.proxyBuffering));
   renderProxyTuningDefaults(http, settings);
-  renderHttpTuning(http, settings);
   renderCompression(http, settings);
 
   http.directive('ssl_protocols', ...settings.sslProtocols.map((protocol) => raw.keyword(tlsProtocol(protocol))));
