@@ -1,0 +1,48 @@
+// Flags of the controller's behaviour: health checks, sync pacing, what Ingress content is refused.
+import type { FlagDefinition } from './flagDefinition.js';
+
+export const FEATURE_FLAGS = [
+  {
+    name: 'enable-ssl-passthrough',
+    kind: 'bool',
+    default: false,
+    implemented: false,
+    description: 'Route TLS connections by SNI without terminating them.',
+  },
+  {
+    name: 'health-check-path',
+    kind: 'string',
+    default: '/healthz',
+    implemented: true,
+    description: 'URL path of the health check endpoint.',
+  },
+  {
+    name: 'health-check-timeout',
+    kind: 'int',
+    default: 10,
+    implemented: true,
+    description: 'Seconds a health check probe of nginx may take.',
+  },
+  {
+    name: 'dynamic-configuration-retries',
+    kind: 'int',
+    default: 15,
+    implemented: true,
+    description: 'Attempts to push a dynamic configuration to nginx before the sync fails.',
+  },
+  { name: 'sync-rate-limit', kind: 'float', default: 0.3, implemented: true, description: 'Maximum full configuration syncs per second.' },
+  {
+    name: 'deep-inspect',
+    kind: 'bool',
+    default: true,
+    implemented: false,
+    description: 'Reject Ingress fields that contain dangerous nginx directives or paths.',
+  },
+  {
+    name: 'enable-annotation-validation',
+    kind: 'bool',
+    default: true,
+    implemented: false,
+    description: 'Check annotation values against their allowed syntax.',
+  },
+] as const satisfies readonly FlagDefinition[];
