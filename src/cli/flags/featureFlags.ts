@@ -42,7 +42,9 @@ export const FEATURE_FLAGS = [
     name: 'enable-annotation-validation',
     kind: 'bool',
     default: true,
-    implemented: false,
+    implemented: true,
     description: 'Check annotation values against their allowed syntax.',
+    cannotApply:
+      'false cannot switch the checks off: Portico checks every annotation value because nginx.conf is rendered from checked values only, so false is accepted and values are still checked',
   },
 ] as const satisfies readonly FlagDefinition[];

@@ -49,5 +49,7 @@ export const LISTEN_FLAGS = [
     default: '127.0.0.1:11514',
     implemented: false,
     description: 'Address of the internal syslog listener.',
+    cannotApply:
+      "ingress-nginx's nginx sends its error log to a syslog listener inside the controller; Portico's nginx writes its error log itself (error-log-path), so there is no listener",
   },
 ] as const satisfies readonly FlagDefinition[];

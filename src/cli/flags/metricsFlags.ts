@@ -7,6 +7,10 @@ const PROMETHEUS_DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
 const LENGTH_BUCKETS = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
 const SIZE_BUCKETS = [10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000] as const;
 
+// client_golang's native (sparse) histograms, which --bucket-factor above 1 turns on.
+const NATIVE_HISTOGRAMS =
+  'native histograms: prom-client, which Portico exports its metrics with, has none, so Portico exports the classic histograms of --time-buckets, --length-buckets and --size-buckets';
+
 export const METRICS_FLAGS = [
   { name: 'enable-metrics', kind: 'bool', default: false, implemented: true, description: 'Collect and export request metrics.' },
   { name: 'metrics-per-host', kind: 'bool', default: true, implemented: true, description: 'Label request metrics with the host.' },
@@ -58,8 +62,16 @@ export const METRICS_FLAGS = [
     default: 0,
     implemented: false,
     description: 'Growth factor of native histograms; above 1 turns them on (Portico exports classic histograms only).',
+    cannotApply: NATIVE_HISTOGRAMS,
   },
-  { name: 'max-buckets', kind: 'uint32', default: 100, implemented: false, description: 'Maximum bucket count of native histograms.' },
+  {
+    name: 'max-buckets',
+    kind: 'uint32',
+    default: 100,
+    implemented: false,
+    description: 'Maximum bucket count of native histograms.',
+    cannotApply: NATIVE_HISTOGRAMS,
+  },
   {
     name: 'monitor-max-batch-size',
     kind: 'int',

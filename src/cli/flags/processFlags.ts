@@ -1,6 +1,10 @@
 // Flags of the process: shutdown timing, GeoIP databases, version, logging, Portico's own.
 import type { FlagDefinition } from './flagDefinition.js';
 
+// ingress-nginx downloads GeoIP2 databases at start when given a license key or a mirror.
+const DOWNLOADS =
+  'it downloads the databases from MaxMind, and Portico makes no such network call (offline clusters); put the .mmdb files of --maxmind-edition-ids in /etc/ingress-controller/geoip/';
+
 export const PROCESS_FLAGS = [
   {
     name: 'shutdown-grace-period',
@@ -24,13 +28,15 @@ export const PROCESS_FLAGS = [
     default: '',
     implemented: false,
     description: 'MaxMind license key for downloading GeoLite2 databases.',
+    cannotApply: DOWNLOADS,
   },
   {
     name: 'maxmind-edition-ids',
     kind: 'string',
     default: 'GeoLite2-City,GeoLite2-ASN',
-    implemented: false,
-    description: 'Comma-separated GeoLite2 database editions to download.',
+    implemented: true,
+    description: 'Comma-separated GeoIP2 editions whose <edition>.mmdb files in /etc/ingress-controller/geoip/ GeoIP2 uses.',
+    cannotApply: 'the files are never downloaded (see --maxmind-license-key); the ones on disk are used',
   },
   {
     name: 'maxmind-mirror',
@@ -38,14 +44,23 @@ export const PROCESS_FLAGS = [
     default: '',
     implemented: false,
     description: 'Mirror URL to download the GeoLite2 databases from instead of MaxMind.',
+    cannotApply: DOWNLOADS,
   },
-  { name: 'maxmind-retries-count', kind: 'int', default: 1, implemented: false, description: 'Attempts to download a GeoIP database.' },
+  {
+    name: 'maxmind-retries-count',
+    kind: 'int',
+    default: 1,
+    implemented: false,
+    description: 'Attempts to download a GeoIP database.',
+    cannotApply: DOWNLOADS,
+  },
   {
     name: 'maxmind-retries-timeout',
     kind: 'duration',
     default: 0,
     implemented: false,
     description: 'Delay between GeoIP download attempts; 0 means do not retry.',
+    cannotApply: DOWNLOADS,
   },
 
   // Process

@@ -42,8 +42,8 @@ export const SCOPE_FLAGS = [
     name: 'sync-period',
     kind: 'duration',
     default: 0,
-    implemented: false,
-    description: 'How often the local object caches are fully re-listed; 0 disables it.',
+    implemented: true,
+    description: 'How often every watched kind is listed again from the API server (its watch keeps running between); 0 disables it.',
   },
   {
     name: 'disable-sync-events',

@@ -52,6 +52,8 @@ export const SOURCE_FLAGS = [
     default: false,
     implemented: false,
     description: 'Fetch missing intermediate certificates through the AIA extension.',
+    cannotApply:
+      "it fetches missing intermediates from the URLs in each certificate (AIA), a network call from the controller to wherever a Secret points, impossible offline; put the whole chain (certificate, then intermediates) in the Secret's tls.crt",
   },
   {
     name: 'enable-topology-aware-routing',

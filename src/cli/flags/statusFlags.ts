@@ -88,7 +88,7 @@ export const STATUS_FLAGS = [
     name: 'disable-full-test',
     kind: 'bool',
     default: false,
-    implemented: false,
+    implemented: true,
     description: 'Validate only the submitted Ingress at admission, not the whole merged configuration.',
   },
 ] as const satisfies readonly FlagDefinition[];
