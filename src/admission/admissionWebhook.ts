@@ -12,7 +12,7 @@ import { reviewIngress } from './reviewIngress.js';
 import { startWebhookServer } from './webhookServer.js';
 
 export interface AdmissionWebhookOptions {
-  flags: Pick<Flags, 'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace'>;
+  flags: Pick<Flags, 'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace' | 'disableFullTest'>;
   store: Store;
   storeSettings: StoreSettings;
   /** The sync loop's last model input; the webhook starts after the first sync. */
@@ -29,6 +29,7 @@ export async function startAdmissionWebhook(options: AdmissionWebhookOptions): P
     store: options.store,
     storeSettings: options.storeSettings,
     watchNamespace: flags.watchNamespace,
+    disableFullTest: flags.disableFullTest,
     lastInput: options.lastInput,
   });
   return startWebhookServer({

@@ -12,6 +12,8 @@ export interface LiveAdmissionOptions {
   storeSettings: StoreSettings;
   /** `--watch-namespace` ('' for all). */
   watchNamespace: string;
+  /** `--disable-full-test`: the model runs on the submitted Ingress alone. */
+  disableFullTest?: boolean;
   /** The model input of the sync loop's last sync (undefined before the first one). */
   lastInput(): ModelInput | undefined;
 }
@@ -42,6 +44,7 @@ export class LiveAdmissionContext {
         storeSettings.namespaceSelectorActive ? store.inWatchedNamespace(namespace) : watchNamespace === '' || namespace === watchNamespace,
       disableCatchAll: storeSettings.disableCatchAll,
       paths: this.paths,
+      fullTest: !this.options.disableFullTest,
       model: input,
     };
   }

@@ -28,6 +28,12 @@ export interface AdmissionContext {
   disableCatchAll: boolean;
   /** The rule paths of the Ingresses accepted by the last sync. */
   paths: PathOwnership;
+  /**
+   * Whether the model runs on the candidate with the other Ingresses of its
+   * hosts (so problems between them are found), or, under --disable-full-test,
+   * on the candidate alone (ingress-nginx renders the submitted Ingress only).
+   */
+  fullTest: boolean;
   /** The model's other inputs, as the sync loop passes them. */
   model: Omit<ModelInput, 'ingresses'>;
 }
@@ -91,9 +97,13 @@ function checkPaths(candidate: AcceptedIngress, ownership: PathOwnership): { con
   return { conflicts, neighbours };
 }
 
-/** The model's problems with the candidate, computed over it and the Ingresses sharing its hosts only. */
+/**
+ * The model's problems with the candidate, computed over it and the Ingresses sharing its hosts only
+ * (over the candidate alone under --disable-full-test; the path overlap check above still sees them all, as in ingress-nginx).
+ */
 function modelProblems(candidate: AcceptedIngress, neighbours: ReadonlySet<AcceptedIngress>, context: AdmissionContext): IngressProblem[] {
-  const result = buildConfiguration({ ...context.model, ingresses: [candidate, ...neighbours] });
+  const tested = context.fullTest ? [candidate, ...neighbours] : [candidate];
+  const result = buildConfiguration({ ...context.model, ingresses: tested });
   const ref = ingressRef(candidate.ingress);
   return result.problems.filter((problem) => sameIngress(problem.ingress, ref));
 }
