@@ -64,6 +64,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     logger,
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
+    syncPeriodMs: flags.syncPeriod,
   });
   const events = new EventRecorder({
     logger,
