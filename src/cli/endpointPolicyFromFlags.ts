@@ -14,6 +14,7 @@ export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | unde
   const ports = [flags.httpPort, flags.httpsPort, flags.defaultServerPort, flags.statusPort, flags.healthzPort];
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
+  if (flags.profiling) ports.push(flags.profilerPort);
   const interfaces = new InterfaceAddresses();
   return {
     guard: {

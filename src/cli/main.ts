@@ -11,6 +11,8 @@ import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { startHealthServer } from '../health/healthServer.js';
+import { startProfilerServer } from '../profiling/profilerServer.js';
+import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { controllerIdentity } from '../kube/controllerIdentity.js';
@@ -94,6 +96,10 @@ async function run(argv: readonly string[]): Promise<number> {
   const logger = createLogger(flags.v);
   logger.info({ version: PORTICO_VERSION, source: flags.manifests ? 'manifests' : 'kubernetes' }, 'starting portico');
   for (const warning of parsed.warnings) logger.warn(warning);
+  logger.info(
+    { directory: GEOIP_DIRECTORY, ...maxmindEditionFiles(flags.maxmindEditionIds) },
+    'GeoIP2 databases on disk (never downloaded)',
+  );
 
   // The same signal again during the shutdown finds no handler and ends the process at once (Ctrl-C twice).
   let signalled = false;
@@ -165,6 +171,10 @@ async function run(argv: readonly string[]): Promise<number> {
     check: async () => synced && !shutdown.started && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
   });
 
+  const profiler = flags.profiling
+    ? await startProfilerServer({ host: flags.profilerAddress, port: flags.profilerPort, logger })
+    : undefined;
+
   const stopSyncing = new AbortController();
   let syncing: Promise<void> = Promise.resolve();
   shutdown.add('stop-work', 'stop syncing', async () => {
@@ -183,6 +193,7 @@ async function run(argv: readonly string[]): Promise<number> {
     await close();
   });
   shutdown.add('release', 'close the health endpoint', () => void health.close());
+  shutdown.add('release', 'close the profiling endpoint', () => void profiler?.close());
   let webhook: Server | undefined;
   shutdown.add('release', 'close the admission webhook', () => void webhook?.close());
 

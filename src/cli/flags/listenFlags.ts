@@ -27,13 +27,20 @@ export const LISTEN_FLAGS = [
     implemented: false,
     description: 'Local port where TCP/UDP backends are sent to nginx.',
   },
-  { name: 'profiling', kind: 'bool', default: true, implemented: false, description: 'Serve profiling data under /debug/pprof.' },
-  { name: 'profiler-port', kind: 'int', default: 10245, implemented: false, description: 'Port of the profiling endpoint.' },
+  {
+    name: 'profiling',
+    kind: 'bool',
+    default: true,
+    implemented: true,
+    description:
+      'Serve CPU profiles of the controller (V8, .cpuprofile) at /debug/pprof/profile?seconds=N on --profiler-address:--profiler-port.',
+  },
+  { name: 'profiler-port', kind: 'int', default: 10245, implemented: true, description: 'Port of the profiling endpoint.' },
   {
     name: 'profiler-address',
     kind: 'ip',
     default: '127.0.0.1',
-    implemented: false,
+    implemented: true,
     description: 'IP address the profiling endpoint binds to.',
   },
   {
