@@ -12,7 +12,10 @@ import { reviewIngress } from './reviewIngress.js';
 import { startWebhookServer } from './webhookServer.js';
 
 export interface AdmissionWebhookOptions {
-  flags: Pick<Flags, 'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace' | 'disableFullTest'>;
+  flags: Pick<
+    Flags,
+    'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace' | 'disableFullTest' | 'deepInspect'
+  >;
   store: Store;
   storeSettings: StoreSettings;
   /** The sync loop's last model input; the webhook starts after the first sync. */
@@ -30,6 +33,7 @@ export async function startAdmissionWebhook(options: AdmissionWebhookOptions): P
     storeSettings: options.storeSettings,
     watchNamespace: flags.watchNamespace,
     disableFullTest: flags.disableFullTest,
+    deepInspect: flags.deepInspect,
     lastInput: options.lastInput,
   });
   return startWebhookServer({

@@ -14,6 +14,8 @@ export interface LiveAdmissionOptions {
   watchNamespace: string;
   /** `--disable-full-test`: the model runs on the submitted Ingress alone. */
   disableFullTest?: boolean;
+  /** `--deep-inspect` (default true). */
+  deepInspect?: boolean;
   /** The model input of the sync loop's last sync (undefined before the first one). */
   lastInput(): ModelInput | undefined;
 }
@@ -45,6 +47,7 @@ export class LiveAdmissionContext {
       disableCatchAll: storeSettings.disableCatchAll,
       paths: this.paths,
       fullTest: !this.options.disableFullTest,
+      deepInspect: this.options.deepInspect ?? true,
       model: input,
     };
   }

@@ -152,6 +152,7 @@ async function run(argv: readonly string[]): Promise<number> {
     events,
     logger,
     annotationsPrefix: flags.annotationsPrefix,
+    deepInspect: flags.deepInspect,
     configMap: flags.configmap || undefined,
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,

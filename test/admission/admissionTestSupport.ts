@@ -47,7 +47,14 @@ export function contextWith(
     settings = DEFAULT_SETTINGS,
     watchNamespace = '',
     disableFullTest = false,
-  }: { store?: Partial<StoreSettings>; settings?: GlobalSettings; watchNamespace?: string; disableFullTest?: boolean } = {},
+    deepInspect = true,
+  }: {
+    store?: Partial<StoreSettings>;
+    settings?: GlobalSettings;
+    watchNamespace?: string;
+    disableFullTest?: boolean;
+    deepInspect?: boolean;
+  } = {},
 ): AdmissionContext {
   const storeSettings = { ...TEST_STORE_SETTINGS, ...storeOverrides };
   const store = new Store(storeSettings);
@@ -63,7 +70,14 @@ export function contextWith(
     defaultAnnotations: defaults.value.location,
     endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
   };
-  const context = new LiveAdmissionContext({ store, storeSettings, watchNamespace, disableFullTest, lastInput: () => input }).current();
+  const context = new LiveAdmissionContext({
+    store,
+    storeSettings,
+    watchNamespace,
+    disableFullTest,
+    deepInspect,
+    lastInput: () => input,
+  }).current();
   assert.ok(context);
   return context;
 }

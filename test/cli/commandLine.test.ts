@@ -113,6 +113,7 @@ describe('flag table', () => {
       'certificate-authority',
       'configmap',
       'controller-class',
+      'deep-inspect',
       'default-backend-service',
       'default-server-port',
       'default-ssl-certificate',

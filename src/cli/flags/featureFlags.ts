@@ -35,8 +35,9 @@ export const FEATURE_FLAGS = [
     name: 'deep-inspect',
     kind: 'bool',
     default: true,
-    implemented: false,
-    description: 'Reject Ingress fields that contain dangerous nginx directives or paths.',
+    implemented: true,
+    description:
+      "Refuse Ingresses whose hosts, paths or TLS Secret names match ingress-nginx's inspector patterns (nginx directives, /etc/nginx, /var/run/secrets, *_by_lua).",
   },
   {
     name: 'enable-annotation-validation',
