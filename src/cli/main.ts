@@ -14,6 +14,7 @@ import { startHealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
+import { controllerZone } from '../kube/controllerZone.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { controllerIdentity } from '../kube/controllerIdentity.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
@@ -137,7 +138,8 @@ async function run(argv: readonly string[]): Promise<number> {
       logger,
       onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
     });
-  const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port);
+  const topologyZone = flags.enableTopologyAwareRouting && cluster ? await controllerZone(cluster.client, process.env, logger) : undefined;
+  const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port, topologyZone);
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,

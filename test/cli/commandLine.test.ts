@@ -127,6 +127,7 @@ describe('flag table', () => {
       'election-ttl',
       'enable-annotation-validation',
       'enable-metrics',
+      'enable-topology-aware-routing',
       'exclude-socket-metrics',
       'health-check-path',
       'health-check-timeout',

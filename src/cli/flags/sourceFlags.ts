@@ -59,7 +59,8 @@ export const SOURCE_FLAGS = [
     name: 'enable-topology-aware-routing',
     kind: 'bool',
     default: false,
-    implemented: false,
-    description: 'Prefer endpoints in the same zone when the Service asks for topology-aware routing.',
+    implemented: true,
+    description:
+      "Use EndpointSlice zone hints for the controller's zone (its node's topology.kubernetes.io/zone, through POD_NAME/POD_NAMESPACE) when a Service asks for topology-aware routing.",
   },
 ] as const satisfies readonly FlagDefinition[];
