@@ -23,7 +23,7 @@ function slice(name: string, endpoints: Hinted[]): EndpointSlice {
       conditions: { ready: true },
       ...(zones === undefined ? {} : { hints: { forZones: zones.map((zone) => ({ name: zone })) } }),
     })),
-  } as EndpointSlice;
+  };
 }
 
 function addresses(service: Service, slices: EndpointSlice[], zone: string | undefined): string[] {
