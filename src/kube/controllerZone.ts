@@ -16,10 +16,7 @@ export async function controllerZone(client: KubeHttpClient, env: NodeJS.Process
     return undefined;
   }
   try {
-    const pod = await client.send<Pod>(
-      'GET',
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`,
-    );
+    const pod = await client.send<Pod>('GET', `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`);
     const nodeName = pod.spec?.nodeName;
     if (!nodeName) throw new Error(`pod ${namespace}/${name} has no spec.nodeName`);
     const node = await client.send<Node>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
