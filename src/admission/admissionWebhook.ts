@@ -12,7 +12,10 @@ import { reviewIngress } from './reviewIngress.js';
 import { startWebhookServer } from './webhookServer.js';
 
 export interface AdmissionWebhookOptions {
-  flags: Pick<Flags, 'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace'>;
+  flags: Pick<
+    Flags,
+    'validatingWebhook' | 'validatingWebhookCertificate' | 'validatingWebhookKey' | 'watchNamespace' | 'disableFullTest' | 'deepInspect'
+  >;
   store: Store;
   storeSettings: StoreSettings;
   /** The sync loop's last model input; the webhook starts after the first sync. */
@@ -29,6 +32,8 @@ export async function startAdmissionWebhook(options: AdmissionWebhookOptions): P
     store: options.store,
     storeSettings: options.storeSettings,
     watchNamespace: flags.watchNamespace,
+    disableFullTest: flags.disableFullTest,
+    deepInspect: flags.deepInspect,
     lastInput: options.lastInput,
   });
   return startWebhookServer({

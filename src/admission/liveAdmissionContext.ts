@@ -12,6 +12,10 @@ export interface LiveAdmissionOptions {
   storeSettings: StoreSettings;
   /** `--watch-namespace` ('' for all). */
   watchNamespace: string;
+  /** `--disable-full-test`: the model runs on the submitted Ingress alone. */
+  disableFullTest?: boolean;
+  /** `--deep-inspect` (default true). */
+  deepInspect?: boolean;
   /** The model input of the sync loop's last sync (undefined before the first one). */
   lastInput(): ModelInput | undefined;
 }
@@ -42,6 +46,8 @@ export class LiveAdmissionContext {
         storeSettings.namespaceSelectorActive ? store.inWatchedNamespace(namespace) : watchNamespace === '' || namespace === watchNamespace,
       disableCatchAll: storeSettings.disableCatchAll,
       paths: this.paths,
+      fullTest: !this.options.disableFullTest,
+      deepInspect: this.options.deepInspect ?? true,
       model: input,
     };
   }

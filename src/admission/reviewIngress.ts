@@ -6,6 +6,7 @@
 import { judgeIngressVersion } from '../controller/ingressAcceptance.js';
 import { objectKey, type Ingress, type IngressClass } from '../kube/objects.js';
 import { deprecationWarnings } from '../model/annotations/deprecatedAnnotations.js';
+import { deepInspectionErrors } from '../model/deepInspection.js';
 import { buildConfiguration, type AcceptedIngress, type ModelInput } from '../model/buildConfiguration.js';
 import { ingressRef, sameIngress } from '../model/ingressRules.js';
 import { isRegexHost, locationKey, UNSERVABLE_PATH } from '../model/locations.js';
@@ -28,6 +29,14 @@ export interface AdmissionContext {
   disableCatchAll: boolean;
   /** The rule paths of the Ingresses accepted by the last sync. */
   paths: PathOwnership;
+  /**
+   * Whether the model runs on the candidate with the other Ingresses of its
+   * hosts (so problems between them are found), or, under --disable-full-test,
+   * on the candidate alone (ingress-nginx renders the submitted Ingress only).
+   */
+  fullTest: boolean;
+  /** `--deep-inspect`: refuse what ingress-nginx's inspector refuses, whatever the Ingress's class. */
+  deepInspect: boolean;
   /** The model's other inputs, as the sync loop passes them. */
   model: Omit<ModelInput, 'ingresses'>;
 }
@@ -35,13 +44,16 @@ export interface AdmissionContext {
 const ALLOWED_UNCHECKED: AdmissionVerdict = { allowed: true, warnings: [] };
 
 export function reviewIngress(ingress: Ingress, context: AdmissionContext): AdmissionVerdict {
+  // As ingress-nginx's CheckIngress: deep inspection comes before the class and namespace checks.
+  const dangerous = context.deepInspect ? deepInspectionErrors(ingress) : [];
+  if (dangerous.length > 0) return deny(dangerous);
   // As ingress-nginx: another controller's Ingresses are its business.
   if (!context.watchesNamespace(ingress.metadata?.namespace ?? '')) return ALLOWED_UNCHECKED;
   if (!decideIngressClass(ingress, context.ownClasses, context.classSettings).managed) return ALLOWED_UNCHECKED;
   if (context.disableCatchAll && isCatchAllIngress(ingress)) {
     return deny(['spec.defaultBackend: an Ingress with no rules is a catch-all, and this controller runs with --disable-catch-all']);
   }
-  const verdict = judgeIngressVersion(ingress, context.annotationsPrefix, context.settings);
+  const verdict = judgeIngressVersion(ingress, context.annotationsPrefix, context.settings, undefined, context.deepInspect);
   const deprecated = deprecationWarnings(ingress.metadata?.annotations, context.annotationsPrefix);
   if (!verdict.ok) return deny(verdict.errors, deprecated);
 
@@ -91,9 +103,13 @@ function checkPaths(candidate: AcceptedIngress, ownership: PathOwnership): { con
   return { conflicts, neighbours };
 }
 
-/** The model's problems with the candidate, computed over it and the Ingresses sharing its hosts only. */
+/**
+ * The model's problems with the candidate, computed over it and the Ingresses sharing its hosts only
+ * (over the candidate alone under --disable-full-test; the path overlap check above still sees them all, as in ingress-nginx).
+ */
 function modelProblems(candidate: AcceptedIngress, neighbours: ReadonlySet<AcceptedIngress>, context: AdmissionContext): IngressProblem[] {
-  const result = buildConfiguration({ ...context.model, ingresses: [candidate, ...neighbours] });
+  const tested = context.fullTest ? [candidate, ...neighbours] : [candidate];
+  const result = buildConfiguration({ ...context.model, ingresses: tested });
   const ref = ingressRef(candidate.ingress);
   return result.problems.filter((problem) => sameIngress(problem.ingress, ref));
 }

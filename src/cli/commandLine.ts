@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { FLAG_DEFINITIONS, flagPropertyName, type FlagDefinition, type FlagName, type FlagValue, type Flags } from './flags.js';
+import { unknownMaxmindEdition } from '../dataplane/nginx/maxmindDatabases.js';
 import { PORTICO_VERSION } from './version.js';
 
 /** A command line that cannot be run: unknown flag, bad value, conflicting flags. */
@@ -81,19 +82,34 @@ export function parseCommandLine(argv: readonly string[]): CommandLineResult {
     throw new CommandLineError('--metrics-per-undefined-host=true must be passed with --metrics-per-host=true');
   }
   if (flags.monitorMaxBatchSize < 1) throw new CommandLineError('--monitor-max-batch-size must be at least 1');
+  const unknownEdition = unknownMaxmindEdition(flags.maxmindEditionIds);
+  if (unknownEdition !== undefined) throw new CommandLineError(`unknown Maxmind GeoIP2 edition name: '${unknownEdition}'`);
 
   return {
     kind: 'run',
     flags,
     explicitlySet,
-    warnings: unimplementedFlagWarnings(explicitlySet),
+    warnings: [...unimplementedFlagWarnings(explicitlySet), ...cannotApplyWarnings(flags, explicitlySet)],
     positionalArguments: program.args,
   };
 }
 
 function unimplementedFlagWarnings(explicitlySet: ReadonlySet<FlagName>): string[] {
-  const ignored = FLAG_DEFINITIONS.filter((d) => !d.implemented && explicitlySet.has(d.name)).map((d) => `--${d.name}`);
+  const ignored = FLAG_DEFINITIONS.filter(
+    (d: FlagDefinition) => !d.implemented && d.cannotApply === undefined && explicitlySet.has(d.name as FlagName),
+  ).map((d) => `--${d.name}`);
   return ignored.length === 0 ? [] : [`flags accepted but not implemented yet (ignored): ${ignored.join(', ')}`];
+}
+
+/** A flag given a value other than its default whose ingress-nginx meaning cannot apply: one warning each, naming it and why. */
+function cannotApplyWarnings(flags: Flags, explicitlySet: ReadonlySet<FlagName>): string[] {
+  const values = flags as unknown as Readonly<Record<string, FlagValue>>;
+  return FLAG_DEFINITIONS.flatMap((definition: FlagDefinition) => {
+    if (definition.cannotApply === undefined || !explicitlySet.has(definition.name as FlagName)) return [];
+    const value = values[flagPropertyName(definition.name)];
+    if (String(value) === String(definition.default)) return [];
+    return [`--${definition.name}=${String(value)}: ${definition.cannotApply}`];
+  });
 }
 
 const DEFINITIONS_BY_NAME: ReadonlyMap<string, FlagDefinition> = new Map(FLAG_DEFINITIONS.map((d) => [d.name, d]));
@@ -157,7 +173,11 @@ function commanderOption(definition: FlagDefinition): Option {
   const names = definition.name.length === 1 ? `-${definition.name}, --${definition.name}` : `--${definition.name}`;
   // Booleans always arrive as `--flag=value` (see toCommanderSyntax), so their value is optional.
   const placeholder = definition.kind === 'bool' ? '[bool]' : `<${definition.kind}>`;
-  const notes = [defaultNote(definition), definition.implemented ? '' : ' [not implemented yet]'].join('');
+  const notes = [
+    defaultNote(definition),
+    definition.implemented || definition.cannotApply !== undefined ? '' : ' [not implemented yet]',
+    definition.cannotApply === undefined ? '' : ` [cannot apply: ${definition.cannotApply}]`,
+  ].join('');
   return new Option(`${names} ${placeholder}`, `${definition.description}${notes}`).argParser(
     (text: string, previous: FlagValue | undefined) => parseFlagValue(definition, text, previous),
   );

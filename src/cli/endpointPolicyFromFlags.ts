@@ -8,12 +8,14 @@ import type { Flags } from './flags.js';
  * listen on (`monitorPort`: the request metrics' listener, when enabled),
  * at this machine's addresses; in Kubernetes mode, loopback at any port (a
  * pod's loopback is Portico's own pod). Manifest mode proxies to loopback
- * backends on other ports (examples/demo.yaml).
+ * backends on other ports (examples/demo.yaml). `topologyZone`: the controller's
+ * zone, found at start when --enable-topology-aware-routing is on.
  */
-export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | undefined): EndpointPolicy {
+export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | undefined, topologyZone?: string): EndpointPolicy {
   const ports = [flags.httpPort, flags.httpsPort, flags.defaultServerPort, flags.statusPort, flags.healthzPort];
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
+  if (flags.profiling) ports.push(flags.profilerPort);
   const interfaces = new InterfaceAddresses();
   return {
     guard: {
@@ -24,6 +26,7 @@ export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | unde
       refuseLoopbackEverywhere: !flags.manifests,
     },
     externalNames: !flags.disableSvcExternalName,
+    topologyZone,
   };
 }
 

@@ -13,7 +13,10 @@ import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
 import { startHealthServer } from '../health/healthServer.js';
+import { startProfilerServer } from '../profiling/profilerServer.js';
+import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
+import { controllerZone } from '../kube/controllerZone.js';
 import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { controllerIdentity } from '../kube/controllerIdentity.js';
 import { loadKubeConfig } from '../kube/loadKubeConfig.js';
@@ -66,6 +69,7 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
     logger,
     watchNamespace: flags.watchNamespace,
     watchNamespaceSelector: flags.watchNamespaceSelector,
+    syncPeriodMs: flags.syncPeriod,
   });
   const events = new EventRecorder({
     logger,
@@ -96,6 +100,10 @@ async function run(argv: readonly string[]): Promise<number> {
   const logger = createLogger(flags.v);
   logger.info({ version: PORTICO_VERSION, source: flags.manifests ? 'manifests' : 'kubernetes' }, 'starting portico');
   for (const warning of parsed.warnings) logger.warn(warning);
+  logger.info(
+    { directory: GEOIP_DIRECTORY, ...maxmindEditionFiles(flags.maxmindEditionIds) },
+    'GeoIP2 databases on disk (never downloaded)',
+  );
 
   // The same signal again during the shutdown finds no handler and ends the process at once (Ctrl-C twice).
   let signalled = false;
@@ -133,7 +141,8 @@ async function run(argv: readonly string[]): Promise<number> {
       logger,
       onLeadership: (electionId, leading) => metrics.controller?.leading(electionId, leading),
     });
-  const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port);
+  const topologyZone = flags.enableTopologyAwareRouting && cluster ? await controllerZone(cluster.client, process.env, logger) : undefined;
+  const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port, topologyZone);
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -149,6 +158,7 @@ async function run(argv: readonly string[]): Promise<number> {
     events,
     logger,
     annotationsPrefix: flags.annotationsPrefix,
+    deepInspect: flags.deepInspect,
     configMap: flags.configmap || undefined,
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
@@ -168,6 +178,10 @@ async function run(argv: readonly string[]): Promise<number> {
     check: async () => synced && !shutdown.started && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
   });
 
+  const profiler = flags.profiling
+    ? await startProfilerServer({ host: flags.profilerAddress, port: flags.profilerPort, logger })
+    : undefined;
+
   const stopSyncing = new AbortController();
   let syncing: Promise<void> = Promise.resolve();
   shutdown.add('stop-work', 'stop syncing', async () => {
@@ -186,6 +200,7 @@ async function run(argv: readonly string[]): Promise<number> {
     await close();
   });
   shutdown.add('release', 'close the health endpoint', () => void health.close());
+  shutdown.add('release', 'close the profiling endpoint', () => void profiler?.close());
   let webhook: Server | undefined;
   shutdown.add('release', 'close the admission webhook', () => void webhook?.close());
 

@@ -9,6 +9,7 @@ import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnota
 import type { AcceptedIngress } from '../model/buildConfiguration.js';
 import type { GlobalSettings } from '../model/settings/globalSettings.js';
 import { validateIngressPaths } from '../model/validateIngressPaths.js';
+import { deepInspectionErrors } from '../model/deepInspection.js';
 import { probeModSecurity } from '../dataplane/nginx/modSecurityFiles.js';
 
 export interface Refusal {
@@ -39,7 +40,11 @@ export class IngressAcceptance {
   private readonly entries = new Map<string, Entry>();
   private settings: GlobalSettings | undefined;
 
-  constructor(private readonly annotationsPrefix: string) {}
+  /** `deepInspect`: --deep-inspect. */
+  constructor(
+    private readonly annotationsPrefix: string,
+    private readonly deepInspect = true,
+  ) {}
 
   update(served: readonly Ingress[], settings: GlobalSettings): AcceptanceResult {
     const revalidateAll = settings !== this.settings;
@@ -84,7 +89,7 @@ export class IngressAcceptance {
     settingsChanged: boolean,
     result: AcceptanceResult,
   ): Entry {
-    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings);
+    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings, undefined, this.deepInspect);
     if (verdict.ok) {
       if (verdict.warnings.length > 0) result.warnings.push({ ingress, messages: verdict.warnings });
       return { seen: ingress, accepted: verdict.accepted };
@@ -98,7 +103,7 @@ export class IngressAcceptance {
 
   /** The previous version under the current settings, if it still passes. */
   private revalidates(ingress: Ingress, settings: GlobalSettings): AcceptedIngress | undefined {
-    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings);
+    const verdict = judgeIngressVersion(ingress, this.annotationsPrefix, settings, undefined, this.deepInspect);
     return verdict.ok ? verdict.accepted : undefined;
   }
 }
@@ -115,17 +120,22 @@ function machineModSecurity(): ModSecurityInstallation {
 
 /**
  * Whether one Ingress version may be served: its annotations and its paths (the sync loop and admission share it),
- * and whether the data plane has the ModSecurity it asks for (`modSecurity`: the machine's unless a test says otherwise).
+ * and whether the data plane has the ModSecurity it asks for (`modSecurity`: the machine's unless a test says otherwise);
+ * `deepInspect` (--deep-inspect) adds ingress-nginx's deep inspection of hosts, paths and TLS Secret names.
  */
 export function judgeIngressVersion(
   ingress: Ingress,
   annotationsPrefix: string,
   settings: GlobalSettings,
   modSecurity: ModSecurityInstallation = machineModSecurity(),
+  deepInspect = true,
 ): IngressVerdict {
   const annotations = parseIngressAnnotations(ingress.metadata?.annotations, { prefix: annotationsPrefix, settings });
   const rewrite = annotations.ok ? annotations.value.location.rewrite : undefined;
-  const pathErrors = validateIngressPaths(ingress, settings.strictValidatePathType, rewrite);
+  const pathErrors = [
+    ...(deepInspect ? deepInspectionErrors(ingress) : []),
+    ...validateIngressPaths(ingress, settings.strictValidatePathType, rewrite),
+  ];
   const missing = annotations.ok ? modSecurityUnavailable(annotations.value.location.modSecurity, modSecurity) : [];
   if (annotations.ok && pathErrors.length === 0 && missing.length === 0) {
     return { ok: true, accepted: { ingress, annotations: annotations.value }, warnings: annotations.warnings };

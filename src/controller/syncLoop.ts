@@ -37,6 +37,8 @@ export interface SyncLoopOptions {
   /** false with `--disable-sync-events`: "Scheduled for sync" is only logged, not recorded on the Ingress. */
   syncEvents?: boolean;
   annotationsPrefix: string;
+  /** `--deep-inspect` (default true). */
+  deepInspect?: boolean;
   /** `--configmap` (`namespace/name`). */
   configMap?: string;
   defaultBackendService?: string;
@@ -86,7 +88,7 @@ export class SyncLoop {
   syncs = 0;
 
   constructor(private readonly options: SyncLoopOptions) {
-    this.acceptance = new IngressAcceptance(options.annotationsPrefix);
+    this.acceptance = new IngressAcceptance(options.annotationsPrefix, options.deepInspect);
     this.limiter = new SyncRateLimiter(options.syncRateLimit);
   }
 

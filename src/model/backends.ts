@@ -3,6 +3,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { EndpointSlice, Service } from '../kube/objects.js';
 import { parseAddress, refuseSelfEndpoints, type EndpointGuard } from './selfAddress.js';
 import { quoteValue } from './settings/valueSyntax.js';
+import { endpointsForZone, hintZoneFor } from './topologyHints.js';
 import type { Backend, Balancing, Endpoint } from './types.js';
 
 export interface ServiceReference {
@@ -42,6 +43,8 @@ export interface EndpointPolicy {
   guard: EndpointGuard;
   /** false with `--disable-svc-external-name`: ExternalName Services give no endpoints. */
   externalNames: boolean;
+  /** With `--enable-topology-aware-routing`: the controller's zone (undefined when unknown or off). */
+  topologyZone?: string;
 }
 
 export interface ServiceLookup {
@@ -59,7 +62,7 @@ export interface ServiceLookup {
  * whole backends document, so such endpoints are left out, each told in
  * `dropped`, and the others stay.
  */
-export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup, dropped: string[]): Endpoint[] {
+export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup, dropped: string[], controllerZone?: string): Endpoint[] {
   const service = lookup.service(`${ref.namespace}/${ref.name}`);
   if (!service) return [];
   const servicePort = (service.spec?.ports ?? []).find((port) =>
@@ -74,6 +77,7 @@ export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup
   // EndpointSlice ports carry the Service port's name ("" when unnamed).
   const portName = servicePort.name ?? '';
   const unique = new Map<string, Endpoint>();
+  const zone = hintZoneFor(service, controllerZone);
   for (const slice of lookup.endpointSlicesOfService(`${ref.namespace}/${ref.name}`)) {
     const slicePort = (slice.ports ?? []).find((port) => (port.name ?? '') === portName);
     if (slicePort?.port === undefined) continue;
@@ -83,7 +87,7 @@ export function endpointsForService(ref: ServiceReference, lookup: ServiceLookup
       continue;
     }
     const isAddress = ADDRESS_CHECKS[slice.addressType ?? ''];
-    for (const endpoint of slice.endpoints ?? []) {
+    for (const endpoint of endpointsForZone(slice, service, zone)) {
       // ready unset means ready (the EndpointSlice API's contract).
       if (endpoint.conditions?.ready === false) continue;
       for (const address of endpoint.addresses ?? []) {
@@ -118,7 +122,7 @@ export function buildBackend(
 ): { backend: Backend; refused: string[] } {
   const service = lookup.service(`${ref.namespace}/${ref.name}`);
   const externalNameRefused = service?.spec?.type === 'ExternalName' && !policy.externalNames;
-  const found = externalNameRefused ? [] : endpointsForService(ref, lookup, dropped);
+  const found = externalNameRefused ? [] : endpointsForService(ref, lookup, dropped, policy.topologyZone);
   const literals: Endpoint[] = [];
   const names: Endpoint[] = [];
   for (const endpoint of found) (parseAddress(endpoint.address) === undefined ? names : literals).push(endpoint);

@@ -46,7 +46,15 @@ export function contextWith(
     store: storeOverrides = {},
     settings = DEFAULT_SETTINGS,
     watchNamespace = '',
-  }: { store?: Partial<StoreSettings>; settings?: GlobalSettings; watchNamespace?: string } = {},
+    disableFullTest = false,
+    deepInspect = true,
+  }: {
+    store?: Partial<StoreSettings>;
+    settings?: GlobalSettings;
+    watchNamespace?: string;
+    disableFullTest?: boolean;
+    deepInspect?: boolean;
+  } = {},
 ): AdmissionContext {
   const storeSettings = { ...TEST_STORE_SETTINGS, ...storeOverrides };
   const store = new Store(storeSettings);
@@ -62,7 +70,14 @@ export function contextWith(
     defaultAnnotations: defaults.value.location,
     endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
   };
-  const context = new LiveAdmissionContext({ store, storeSettings, watchNamespace, lastInput: () => input }).current();
+  const context = new LiveAdmissionContext({
+    store,
+    storeSettings,
+    watchNamespace,
+    disableFullTest,
+    deepInspect,
+    lastInput: () => input,
+  }).current();
   assert.ok(context);
   return context;
 }

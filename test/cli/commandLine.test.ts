@@ -113,17 +113,21 @@ describe('flag table', () => {
       'certificate-authority',
       'configmap',
       'controller-class',
+      'deep-inspect',
       'default-backend-service',
       'default-server-port',
       'default-ssl-certificate',
       'disable-catch-all',
+      'disable-full-test',
       'disable-leader-election',
       'disable-svc-external-name',
       'disable-sync-events',
       'dynamic-configuration-retries',
       'election-id',
       'election-ttl',
+      'enable-annotation-validation',
       'enable-metrics',
+      'enable-topology-aware-routing',
       'exclude-socket-metrics',
       'health-check-path',
       'health-check-timeout',
@@ -136,11 +140,15 @@ describe('flag table', () => {
       'kubeconfig',
       'length-buckets',
       'manifests',
+      'maxmind-edition-ids',
       'metrics-per-host',
       'metrics-per-undefined-host',
       'monitor-max-batch-size',
       'nginx-prefix',
       'post-shutdown-grace-period',
+      'profiler-address',
+      'profiler-port',
+      'profiling',
       'publish-service',
       'publish-status-address',
       'report-node-internal-ip-address',
@@ -149,6 +157,7 @@ describe('flag table', () => {
       'size-buckets',
       'status-port',
       'status-update-interval',
+      'sync-period',
       'sync-rate-limit',
       'time-buckets',
       'update-status',
@@ -368,8 +377,10 @@ describe('explicitly set flags and warnings', () => {
   });
 
   it('name, in one warning, exactly the unimplemented flags that were passed', () => {
-    const parsed = run(['--bucket-factor=1.1', '--watch-namespace=a', '--profiling', '-v=2', '--sync-period', '5m']);
-    assert.deepEqual(parsed.warnings, ['flags accepted but not implemented yet (ignored): --sync-period, --profiling, --bucket-factor']);
+    const parsed = run(['--enable-ssl-passthrough', '--watch-namespace=a', '--stream-port=1', '-v=2', '--tcp-services-configmap', 'a/b']);
+    assert.deepEqual(parsed.warnings, [
+      'flags accepted but not implemented yet (ignored): --tcp-services-configmap, --stream-port, --enable-ssl-passthrough',
+    ]);
   });
 
   it('are empty when only implemented flags are passed', () => {
@@ -427,7 +438,7 @@ describe('--version and --help', () => {
       assert.equal(result.exitCode, 0);
       for (const { name } of FLAG_DEFINITIONS) assert.ok(result.output.includes(`--${name} `), `--${name} missing`);
       assert.match(result.output, /--election-ttl <duration> .*\(default 30s\)/);
-      assert.match(result.output, /--bucket-factor <float> .*\[not implemented yet\]/);
+      assert.match(result.output, /--stream-port <int> .*\[not implemented yet\]/);
     }
   });
 });

@@ -28,7 +28,7 @@ export async function watchCluster(
     settings?: Partial<StoreSettings>;
     /** Reach the API server at another address (e.g. through a test proxy), as --apiserver-host does. */
     apiserverHost?: string;
-  } & Pick<KubernetesSourceOptions, 'watchNamespace' | 'watchNamespaceSelector' | 'tuning'> = {},
+  } & Pick<KubernetesSourceOptions, 'watchNamespace' | 'watchNamespaceSelector' | 'tuning' | 'syncPeriodMs'> = {},
 ): Promise<WatchedCluster> {
   const client = await KubeHttpClient.fromKubeConfig(loadKubeConfig({ kubeconfig, apiserverHost: options.apiserverHost }));
   const store = new Store({
@@ -43,6 +43,7 @@ export async function watchCluster(
     watchNamespace: options.watchNamespace,
     watchNamespaceSelector: options.watchNamespaceSelector,
     tuning: options.tuning,
+    syncPeriodMs: options.syncPeriodMs,
   });
   return {
     store,

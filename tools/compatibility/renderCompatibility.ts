@@ -118,7 +118,9 @@ export function renderCompatibility(sources: CompatibilitySources): string {
     '## Flags',
     '',
     'Every flag of ingress-nginx is accepted with its name, type and default; passing one Portico does not implement',
-    'yet is named in one warning at start (`portico --help` marks them `[not implemented yet]`). Defaults as',
+    'yet is named in one warning at start (`portico --help` marks them `[not implemented yet]`); one whose ingress-nginx',
+    'meaning cannot apply to Portico says why in its description and in a warning at start when given a value',
+    'other than its default (`--help`: `[cannot apply: …]`). Defaults as',
     '`--help` writes them (blank for a zero value).',
     '',
     ...table(
@@ -186,9 +188,17 @@ function flagRows(sources: CompatibilitySources) {
     .map((definition) => {
       // flags.ts's convention for the flags ingress-nginx does not have.
       const porticoOwn = definition.description.startsWith('Portico only:');
-      const state = porticoOwn ? "Portico's own" : definition.implemented ? 'yes' : 'no — accepted, ignored with a warning';
-      return { name: definition.name, state, porticoOwn, default: sources.flagDefault(definition), description: definition.description };
+      const state = porticoOwn ? "Portico's own" : flagState(definition);
+      const description =
+        definition.cannotApply === undefined ? definition.description : `${definition.description} Cannot apply: ${definition.cannotApply}`;
+      return { name: definition.name, state, porticoOwn, default: sources.flagDefault(definition), description };
     });
+}
+
+/** `cannotApply` is the part of ingress-nginx's meaning Portico cannot honour: all of it when the flag is not implemented. */
+function flagState(definition: FlagDefinition): string {
+  if (definition.cannotApply !== undefined) return definition.implemented ? 'yes, partly (see description)' : 'no — cannot apply';
+  return definition.implemented ? 'yes' : 'no — accepted, ignored with a warning';
 }
 
 function countOf(rows: readonly { state: string }[], state: string): number {

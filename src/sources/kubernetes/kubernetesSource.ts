@@ -15,6 +15,8 @@ export interface KubernetesSourceOptions {
   watchNamespace?: string;
   /** `--watch-namespace-selector`: a label selector for the Namespace reflector. */
   watchNamespaceSelector?: string;
+  /** `--sync-period` in milliseconds: every reflector re-lists this often (0: never). */
+  syncPeriodMs?: number;
   /** Timing knobs shared by every reflector (tests shorten them). */
   tuning?: Pick<ReflectorOptions<never>, 'watchTimeoutSeconds' | 'inactivityTimeoutMs' | 'backoff' | 'pageSize'>;
 }
@@ -43,6 +45,7 @@ export class KubernetesSource {
         new Reflector<KindTypes[Kind]>({
           ...options.tuning,
           ...selectors[kind],
+          resyncPeriodMs: options.syncPeriodMs ?? 0,
           client: options.client,
           resource: RESOURCES[kind],
           sink: options.store.sink(kind),

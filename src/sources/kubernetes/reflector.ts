@@ -31,6 +31,11 @@ export interface ReflectorOptions<T extends KubeObject> {
   inactivityTimeoutMs?: number;
   backoff?: BackoffPolicy;
   random?: () => number;
+  /**
+   * `--sync-period`: a full LIST this long after the last one, even when the
+   * watch is healthy, so the sink is repopulated from the API server (0: never).
+   */
+  resyncPeriodMs?: number;
 }
 
 /** Counters that tests and metrics read to see which paths ran. */
@@ -73,6 +78,7 @@ export class Reflector<T extends KubeObject> {
   readonly synced: Promise<void>;
 
   private resourceVersion: string | undefined;
+  private listedAt = 0;
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private markSynced!: () => void;
@@ -85,6 +91,7 @@ export class Reflector<T extends KubeObject> {
       inactivityTimeoutMs: 90_000,
       backoff: DEFAULT_BACKOFF,
       random: Math.random,
+      resyncPeriodMs: 0,
       ...options,
     };
     this.synced = new Promise((resolve) => (this.markSynced = resolve));
@@ -112,7 +119,7 @@ export class Reflector<T extends KubeObject> {
     let failures = 0;
     while (!this.abort.signal.aborted) {
       try {
-        if (this.resourceVersion === undefined) {
+        if (this.resourceVersion === undefined || this.resyncDueInMs() === 0) {
           await this.listAll();
           this.markSynced();
         }
@@ -140,6 +147,12 @@ export class Reflector<T extends KubeObject> {
         await this.pause(failures, this.stats.lastError);
       }
     }
+  }
+
+  /** Milliseconds until the next --sync-period LIST (at least 0), or undefined when there is none. */
+  private resyncDueInMs(): number | undefined {
+    const period = this.options.resyncPeriodMs;
+    return period > 0 ? Math.max(0, this.listedAt + period - performance.now()) : undefined;
   }
 
   private async pause(failures: number, reason: string): Promise<void> {
@@ -195,6 +208,7 @@ export class Reflector<T extends KubeObject> {
     } while (continueToken !== undefined);
     this.options.sink.replace(items);
     this.resourceVersion = resourceVersion;
+    this.listedAt = performance.now();
     this.log.debug({ kind: this.options.resource.kind, count: items.length, resourceVersion }, 'listed');
   }
 
@@ -202,7 +216,11 @@ export class Reflector<T extends KubeObject> {
   private async watchOnce(): Promise<boolean> {
     this.stats.watches++;
     const range = this.options.watchTimeoutSeconds;
-    const timeoutSeconds = range ? Math.round(range[0] + this.options.random() * (range[1] - range[0])) : undefined;
+    const spread = range ? Math.round(range[0] + this.options.random() * (range[1] - range[0])) : undefined;
+    // The server ends the watch when the next resync is due (whole seconds, at least 1).
+    const resyncIn = this.resyncDueInMs();
+    const untilResync = resyncIn === undefined ? undefined : Math.max(1, Math.ceil(resyncIn / 1000));
+    const timeoutSeconds = spread === undefined || untilResync === undefined ? (spread ?? untilResync) : Math.min(spread, untilResync);
     const started = Date.now();
     let delivered = 0;
     const response = await this.options.client.get(
