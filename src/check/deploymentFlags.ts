@@ -23,7 +23,7 @@ export function deploymentFlagFindings(deployment: Deployment): DeploymentFindin
   return { name: objectKey(deployment), container: container?.name ?? '', flags: flagFindings(argv) };
 }
 
-/** One finding per flag Portico would ignore, not know, or not parse; arguments that are not flags (the binary) are skipped. */
+/** One finding per flag Portico would ignore, cannot honour, not know, or not parse; arguments that are not flags (the binary) are skipped. */
 export function flagFindings(argv: readonly string[]): FlagFinding[] {
   const findings: FlagFinding[] = [];
   for (let index = 0; index < argv.length; index++) {
@@ -39,22 +39,25 @@ export function flagFindings(argv: readonly string[]): FlagFinding[] {
     const words = flag[2] === undefined && definition.kind !== 'bool' ? argv.slice(index, index + 2) : [argument];
     index += words.length - 1;
     const written = words.join(' ');
-    const invalid = parseProblem(words);
-    if (invalid !== undefined) findings.push({ argument: written, kind: 'invalid', reason: `${invalid}: Portico would not start with it` });
-    else if (!definition.implemented) {
+    const parsed = parseFlag(words);
+    if ('problem' in parsed)
+      findings.push({ argument: written, kind: 'invalid', reason: `${parsed.problem}: Portico would not start with it` });
+    else if (definition.cannotApply !== undefined && parsed.warnings.length > 0) {
+      findings.push({ argument: written, kind: 'cannot-apply', reason: `${definition.cannotApply}; Portico says so at start` });
+    } else if (!definition.implemented) {
       findings.push({ argument: written, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' });
     }
   }
   return findings;
 }
 
-/** What the controller's parser says of this one flag, or undefined when it takes it. */
-function parseProblem(words: readonly string[]): string | undefined {
+/** What the controller's parser says of this one flag: why it refuses it, or the warnings Portico would log at start. */
+function parseFlag(words: readonly string[]): { problem: string } | { warnings: readonly string[] } {
   try {
-    parseCommandLine(words);
-    return undefined;
+    const parsed = parseCommandLine(words);
+    return { warnings: parsed.kind === 'run' ? parsed.warnings : [] };
   } catch (error) {
-    if (error instanceof CommandLineError) return error.message;
+    if (error instanceof CommandLineError) return { problem: error.message };
     throw error;
   }
 }

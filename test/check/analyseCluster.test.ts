@@ -12,6 +12,10 @@ import { storeSettingsFromFlags } from '../../src/cli/storeSettingsFromFlags.js'
 import type { ConfigMap, Ingress } from '../../src/kube/objects.js';
 import { Store } from '../../src/store/store.js';
 
+/** A flag whose ingress-nginx meaning cannot apply: the check reports it with its reason. */
+const MAXMIND_LICENSE_KEY =
+  FLAG_DEFINITIONS.find((definition) => definition.name === 'maxmind-license-key') ?? assert.fail('no --maxmind-license-key');
+
 const PREFIX = 'nginx.ingress.kubernetes.io';
 const CONFIGMAP = 'ingress-nginx/ingress-nginx-controller';
 
@@ -94,7 +98,6 @@ test('refused, ignored and foreign Ingresses, refused and ignored ConfigMap keys
     ],
     { 'annotations-risk-level': 'Medium', 'enable-opentelemetry': 'true', 'no-such-key': 'x', 'keep-alive': 'forever' },
   );
-  const profiling = FLAG_DEFINITIONS.find((definition) => definition.name === 'profiling');
   const deployment: Deployment = {
     metadata: { namespace: 'ingress-nginx', name: 'ingress-nginx-controller' },
     spec: {
@@ -103,7 +106,17 @@ test('refused, ignored and foreign Ingresses, refused and ignored ConfigMap keys
         spec: {
           containers: [
             { name: 'sidecar', args: ['--no-such-flag'] },
-            { name: 'controller', args: ['/nginx-ingress-controller', '--election-id', 'leader', '--profiling', '--no-such-flag=1'] },
+            {
+              name: 'controller',
+              args: [
+                '/nginx-ingress-controller',
+                '--election-id',
+                'leader',
+                '--enable-ssl-passthrough',
+                '--maxmind-license-key=secret',
+                '--no-such-flag=1',
+              ],
+            },
           ],
         },
       },
@@ -167,9 +180,12 @@ test('refused, ignored and foreign Ingresses, refused and ignored ConfigMap keys
       name: 'ingress-nginx/ingress-nginx-controller',
       container: 'controller',
       flags: [
-        ...(profiling?.implemented === false
-          ? [{ argument: '--profiling', kind: 'not-implemented' as const, reason: 'Portico accepts this flag but does not act on it yet' }]
-          : []),
+        { argument: '--enable-ssl-passthrough', kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
+        {
+          argument: '--maxmind-license-key=secret',
+          kind: 'cannot-apply',
+          reason: `${MAXMIND_LICENSE_KEY.cannotApply}; Portico says so at start`,
+        },
         { argument: '--no-such-flag=1', kind: 'unknown', reason: 'Portico has no such flag: it would not start with it' },
       ],
     },

@@ -17,6 +17,10 @@ import { createTestNamespace, sharedControlPlane } from '../support/controlPlane
 import { createManifestObjects } from '../support/createManifestObjects.js';
 import { porticoCommand } from '../support/porticoProcess.js';
 
+/** A flag whose ingress-nginx meaning cannot apply: the check reports it with its reason. */
+const MAXMIND_LICENSE_KEY =
+  FLAG_DEFINITIONS.find((definition) => definition.name === 'maxmind-license-key') ?? assert.fail('no --maxmind-license-key');
+
 const PREFIX = 'nginx.ingress.kubernetes.io';
 const CHECK_TIMEOUT_MS = 60_000;
 const unique = randomUUID().slice(0, 8);
@@ -111,7 +115,8 @@ function clusterObjects(): object[] {
                   '/nginx-ingress-controller',
                   '--election-id=ingress-nginx-leader',
                   '--configmap=$(POD_NAMESPACE)/ingress-nginx-controller',
-                  '--profiling',
+                  '--enable-ssl-passthrough',
+                  '--maxmind-license-key=secret',
                   '--this-flag-does-not-exist=1',
                   '--sync-rate-limit',
                   'fast',
@@ -228,7 +233,6 @@ function expectedReport(): CheckReport {
     ignored,
     problems: [],
   });
-  const profiling = FLAG_DEFINITIONS.find((definition) => definition.name === 'profiling');
   return {
     version: 1,
     changes: true,
@@ -266,9 +270,12 @@ function expectedReport(): CheckReport {
       name: `${namespace}/ingress-nginx-controller`,
       container: 'controller',
       flags: [
-        ...(profiling?.implemented === false
-          ? [{ argument: '--profiling', kind: 'not-implemented' as const, reason: 'Portico accepts this flag but does not act on it yet' }]
-          : []),
+        { argument: '--enable-ssl-passthrough', kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
+        {
+          argument: '--maxmind-license-key=secret',
+          kind: 'cannot-apply',
+          reason: `${MAXMIND_LICENSE_KEY.cannotApply}; Portico says so at start`,
+        },
         { argument: '--this-flag-does-not-exist=1', kind: 'unknown', reason: 'Portico has no such flag: it would not start with it' },
         {
           argument: '--sync-rate-limit fast',
