@@ -30,6 +30,9 @@ const NO_LONGER_READ = 'documented, but ingress-nginx v1.15.1 itself no longer r
 const HTTP2_HEADER_LIMITS_OBSOLETE =
   'obsolete since nginx 1.19.7 (nginx 1.22 ignores the directive with a warning): large-client-header-buffers limits HTTP/2 headers too';
 
+/** Keys of nginx's stream block, which Portico renders only once TCP/UDP services arrive. */
+const STREAM_ONLY = 'parsed and validated; takes effect with the stream block of TCP/UDP services (not rendered yet)';
+
 export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] = [
   { key: 'add-headers', type: 'string', default: '' },
   { key: 'allow-backend-server-header', type: 'bool', default: 'false' },
@@ -46,7 +49,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     note: "unset, Portico's own logs/access.log in its nginx prefix",
   },
   { key: 'http-access-log-path', type: 'string', default: '' },
-  { key: 'stream-access-log-path', type: 'string', default: '' },
+  { key: 'stream-access-log-path', type: 'string', default: '', note: STREAM_ONLY },
   { key: 'enable-access-log-for-default-backend', type: 'bool', default: 'false' },
   {
     key: 'error-log-path',
@@ -123,6 +126,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     key: 'log-format-stream',
     type: 'string',
     default: '[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time',
+    note: STREAM_ONLY,
   },
   { key: 'enable-multi-accept', type: 'bool', default: 'true' },
   { key: 'max-worker-connections', type: 'int', default: '16384' },
@@ -251,7 +255,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'main-snippet', type: 'string', default: '' },
   { key: 'http-snippet', type: 'string', default: '' },
   { key: 'server-snippet', type: 'string', default: '' },
-  { key: 'stream-snippet', type: 'string', default: '' },
+  { key: 'stream-snippet', type: 'string', default: '', note: STREAM_ONLY },
   { key: 'location-snippet', type: 'string', default: '' },
   { key: 'custom-http-errors', type: '[]int', default: '' },
   { key: 'proxy-body-size', type: 'string', default: '1m' },
