@@ -29,7 +29,7 @@ describe('client address keys', () => {
     assert.equal(settings.useProxyProtocol, false);
     assert.equal(settings.proxyProtocolHeaderTimeoutMs, 5000);
     assert.equal(settings.forwardedForProxyProtocolHeader, 'X-Forwarded-For-Proxy-Protocol');
-    assert.equal(settings.reusePort, true);
+    assert.equal(settings.reusePort, false, "Portico's default (ingress-nginx's is true: see clientAddressSettings.ts)");
     assert.deepEqual(settings.bindAddress, { ipv4: [], ipv6: [] });
     assert.equal(settings.disableIpv6, false);
   });
@@ -41,7 +41,7 @@ describe('client address keys', () => {
       'use-proxy-protocol': 'True',
       'proxy-protocol-header-timeout': '1m30.5s',
       'forwarded-for-proxy-protocol-header': 'X-Real-Chain',
-      'reuse-port': '0',
+      'reuse-port': '1',
       'bind-address': '127.0.0.1, ::1,10.0.0.1,127.0.0.1',
       'disable-ipv6': 't',
     });
@@ -52,7 +52,7 @@ describe('client address keys', () => {
     assert.equal(settings.useProxyProtocol, true);
     assert.equal(settings.proxyProtocolHeaderTimeoutMs, 90_500);
     assert.equal(settings.forwardedForProxyProtocolHeader, 'X-Real-Chain');
-    assert.equal(settings.reusePort, false);
+    assert.equal(settings.reusePort, true);
     assert.deepEqual(settings.bindAddress, { ipv4: ['127.0.0.1', '10.0.0.1'], ipv6: ['::1'] });
     assert.equal(settings.disableIpv6, true);
   });

@@ -30,7 +30,12 @@ export interface ClientAddressSettings {
   proxyProtocolHeaderTimeoutMs: number;
   /** forwarded-for-proxy-protocol-header: the request header carrying the address real IP takes with both PROXY protocol and forwarded headers */
   forwardedForProxyProtocolHeader: string;
-  /** reuse-port: `reuseport` on the default server's listen lines (one socket per worker) */
+  /**
+   * reuse-port: `reuseport` on the default server's listen lines (one socket per worker). Portico's default is
+   * false, where ingress-nginx's is true: with a socket per worker, connections keep reaching the old workers'
+   * sockets for a moment after a reload and are answered with the old nginx.conf (a new host got 404s in 4 e2e
+   * tests of one full run), which breaks the zero-failed-requests reloads Portico promises.
+   */
   reusePort: boolean;
   /** bind-address: empty binds every address of each family */
   bindAddress: BindAddresses;
@@ -44,7 +49,7 @@ export const CLIENT_ADDRESS_DEFAULTS: ClientAddressSettings = {
   useProxyProtocol: false,
   proxyProtocolHeaderTimeoutMs: 5000,
   forwardedForProxyProtocolHeader: 'X-Forwarded-For-Proxy-Protocol',
-  reusePort: true,
+  reusePort: false,
   bindAddress: { ipv4: [], ipv6: [] },
   disableIpv6: false,
 };

@@ -140,8 +140,8 @@ describe('headers sent upstream', () => {
 describe('listen lines', () => {
   const everywhere: Partial<RenderContextOptions> = { listenAddresses: [], hostHasIpv6: true };
 
-  test('default: every IPv4 and IPv6 address, reuseport with default_server only; disable-ipv6, reuse-port false', () => {
-    const tree = render({}, everywhere);
+  test('reuse-port true: every IPv4 and IPv6 address, reuseport with default_server only; disable-ipv6; the default, no reuseport', () => {
+    const tree = render({ reusePort: true }, everywhere);
     assert.deepEqual(listens(tree, '_'), [
       ['80', 'default_server', 'reuseport'],
       ['443', 'ssl', 'http2', 'default_server', 'reuseport'],
@@ -154,8 +154,8 @@ describe('listen lines', () => {
       ['8181', 'default_server', 'reuseport'],
       ['[::]:8181', 'default_server', 'reuseport'],
     ]);
-    // disable-ipv6, a host without IPv6, reuse-port false
-    assert.deepEqual(listens(render({ disableIpv6: true, reusePort: false }, everywhere), '_'), [
+    // disable-ipv6, a host without IPv6, and Portico's default reuse-port false
+    assert.deepEqual(listens(render({ disableIpv6: true }, everywhere), '_'), [
       ['80', 'default_server'],
       ['443', 'ssl', 'http2', 'default_server'],
     ]);
@@ -163,7 +163,7 @@ describe('listen lines', () => {
   });
 
   test('bind-address: its addresses of each family; the default-server port keeps every address', () => {
-    const tree = render({ bindAddress: { ipv4: ['10.1.2.3'], ipv6: ['fd00::1'] } }, everywhere);
+    const tree = render({ bindAddress: { ipv4: ['10.1.2.3'], ipv6: ['fd00::1'] }, reusePort: true }, everywhere);
     assert.deepEqual(listens(tree, 'a.example.com'), [
       ['10.1.2.3:80'],
       ['10.1.2.3:443', 'ssl', 'http2'],
@@ -199,8 +199,8 @@ describe('listen lines', () => {
       'more_set_input_headers',
     ],
     [
-      'real IP from IPv6 proxies, no reuseport',
-      { enableRealIp: true, proxyRealIpCidr: ['::1', 'fd00::/8'], reusePort: false },
+      'real IP from IPv6 proxies, reuseport',
+      { enableRealIp: true, proxyRealIpCidr: ['::1', 'fd00::/8'], reusePort: true },
       'set_real_ip_from fd00::/8;',
     ],
     ['real IP trusting no proxy', { enableRealIp: true, proxyRealIpCidr: [] }, 'real_ip_header X-Forwarded-For;'],
@@ -216,7 +216,7 @@ describe('listen lines', () => {
 
   test('nginx -t accepts: IPv6 and bind-address listen lines', { skip: missingNginx }, async () => {
     const context = testContext({ listenAddresses: [], hostHasIpv6: true, ports: { http: 18080, https: 18443, defaultServer: 18181 } });
-    const settings = { bindAddress: { ipv4: ['127.0.0.1'], ipv6: ['::1'] }, useProxyProtocol: true };
+    const settings = { bindAddress: { ipv4: ['127.0.0.1'], ipv6: ['::1'] }, useProxyProtocol: true, reusePort: true };
     const conf = renderNginxConf(scenario(settings), context);
     assert.ok(conf.includes('listen [::1]:18443 ssl http2 proxy_protocol default_server reuseport;'));
     await nginxSyntaxCheck(conf, context);
