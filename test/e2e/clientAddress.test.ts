@@ -7,28 +7,18 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngress, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
+import { putSettings, startSettingsCluster } from '../support/settingsCluster.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
 
-const SETTINGS = 'client-address-settings';
 const HOST = 'echo.client-address.test';
 const DENIED_HOST = 'denied.client-address.test';
 
 let cluster: E2eCluster;
-let core: CoreV1Api;
-let namespace: string;
 
 before(async () => {
-  const plane = await sharedControlPlane();
-  const admin = new KubeConfig();
-  admin.loadFromFile(plane.adminKubeconfig);
-  core = admin.makeApiClient(CoreV1Api);
-  namespace = await createTestNamespace(plane.adminKubeconfig, 'client-address');
-  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: SETTINGS }, data: {} } });
-  cluster = await startE2eCluster('client-address', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
+  cluster = await startSettingsCluster('client-address');
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
   await applyIngress(cluster, ingress(cluster, 'echo', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }));
   await applyIngress(
@@ -43,8 +33,8 @@ before(async () => {
 });
 after(() => cluster?.close());
 
-function setSettings(data: Record<string, string>): Promise<unknown> {
-  return core.replaceNamespacedConfigMap({ name: SETTINGS, namespace, body: { metadata: { name: SETTINGS }, data } });
+function setSettings(data: Record<string, string>): Promise<void> {
+  return putSettings(cluster, data);
 }
 
 function get(headers: Record<string, string>, host = HOST): Promise<HttpResult> {

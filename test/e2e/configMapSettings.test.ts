@@ -6,52 +6,29 @@
 import assert from 'node:assert/strict';
 import { stat } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
-import { CoreV1Api, KubeConfig, type CoreV1Event } from '@kubernetes/client-node';
-import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import {
-  applyIngressAndReload,
-  createService,
-  ingress,
-  paths,
-  startBackends,
-  startE2eCluster,
-  type E2eCluster,
-} from '../support/e2eCluster.js';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { applyIngressAndReload, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
+import { putSettings, SETTINGS_CONFIGMAP, startSettingsCluster } from '../support/settingsCluster.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { appliedConfigurations, readFrom } from '../support/porticoLog.js';
 import { createClusterIpService } from '../support/clusterIpService.js';
 import type { EchoBackend } from '../support/testNetwork.js';
 
-const SETTINGS = 'portico-settings';
 const HOST = 'settings.test';
 const VIA_CLUSTER = 'viacluster.settings.test';
 const WAIT = { timeoutMs: 20_000, intervalMs: 200 };
 
 let cluster: E2eCluster;
-let core: CoreV1Api;
-let namespace: string;
 let endpoints: EchoBackend[];
 
 before(async () => {
-  const plane = await sharedControlPlane();
-  const admin = new KubeConfig();
-  admin.loadFromFile(plane.adminKubeconfig);
-  core = admin.makeApiClient(CoreV1Api);
-  namespace = await createTestNamespace(plane.adminKubeconfig, 'settings');
-  await core.createNamespacedConfigMap({
-    namespace,
-    body: {
-      metadata: { name: SETTINGS },
-      data: {
-        'proxy-body-size': '1k',
-        'proxy-read-timeout': 'soon',
-        'not-a-key': 'x',
-        'enable-opentelemetry': 'true',
-      },
-    },
+  cluster = await startSettingsCluster('settings', {
+    'proxy-body-size': '1k',
+    'proxy-read-timeout': 'soon',
+    'not-a-key': 'x',
+    'enable-opentelemetry': 'true',
   });
-  cluster = await startE2eCluster('settings', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
   endpoints = await startBackends(cluster, 'echo', 2);
   await createService(cluster, 'echo', endpoints);
   await applyIngressAndReload(
@@ -63,9 +40,9 @@ before(async () => {
 after(() => cluster?.close());
 
 async function configMapWarnings(): Promise<CoreV1Event[]> {
-  const events = await core.listNamespacedEvent({
-    namespace,
-    fieldSelector: `involvedObject.kind=ConfigMap,involvedObject.name=${SETTINGS}`,
+  const events = await cluster.core.listNamespacedEvent({
+    namespace: cluster.namespace,
+    fieldSelector: `involvedObject.kind=ConfigMap,involvedObject.name=${SETTINGS_CONFIGMAP}`,
   });
   return events.items.filter((event) => event.type === 'Warning');
 }
@@ -80,11 +57,6 @@ async function postStatus(bytes: number, host = HOST): Promise<number> {
 async function instanceOf(host: string): Promise<string | undefined> {
   const answer = await httpGet({ port: cluster.portico.ports.http, host, path: '/' });
   return answer.status === 200 ? echoed(answer).instance : `status ${answer.status}`;
-}
-
-async function putSettings(data: Record<string, string>): Promise<void> {
-  const current = await core.readNamespacedConfigMap({ namespace, name: SETTINGS });
-  await core.replaceNamespacedConfigMap({ namespace, name: SETTINGS, body: { ...current, data } });
 }
 
 /** What the sync loop applied since `offset` bytes of its log. */
@@ -112,19 +84,19 @@ test('a change of live state only (service-upstream) does not reload nginx; a ch
     cluster,
     ingress(cluster, 'viacluster', { rules: [{ host: VIA_CLUSTER, http: { paths: paths(['/', 'Prefix', 'viacluster']) } }] }),
   );
-  await putSettings(base);
+  await putSettings(cluster, base);
   await eventually(async () => assert.equal(await instanceOf(VIA_CLUSTER), 'echo-1'), WAIT);
   let offset = (await stat(cluster.portico.process.logPath)).size;
 
   // The backend becomes the Service's ClusterIP: endpoints are live state, pushed to the balancer.
-  await putSettings({ ...base, 'service-upstream': 'true' });
+  await putSettings(cluster, { ...base, 'service-upstream': 'true' });
   await eventually(async () => assert.equal(await instanceOf(VIA_CLUSTER), 'viacluster-clusterip'), WAIT);
   const live = await appliedSince(offset);
   assert.ok(live.lines.length > 0, 'the change was applied');
   assert.equal(live.reloads, 0, `service-upstream is pushed, not rendered: ${live.lines.join('\n')}`);
 
   offset = (await stat(cluster.portico.process.logPath)).size;
-  await putSettings({ ...base, 'service-upstream': 'true', 'proxy-body-size': '4k' });
+  await putSettings(cluster, { ...base, 'service-upstream': 'true', 'proxy-body-size': '4k' });
   await eventually(async () => assert.equal(await postStatus(2048, VIA_CLUSTER), 200), WAIT);
   const rendered = await appliedSince(offset);
   assert.equal(rendered.reloads, 1, `one reload for one rendered change: ${rendered.lines.join('\n')}`);

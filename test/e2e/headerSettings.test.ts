@@ -4,29 +4,19 @@
 // and a backend see them. One Portico; each test writes the whole ConfigMap it needs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngress, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
+import { SETTINGS_CONFIGMAP, startSettingsCluster } from '../support/settingsCluster.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
-const SETTINGS = 'portico-settings';
 const HOST = 'site.header-settings.test';
 const UNTIL = { timeoutMs: 20_000 };
 
 let cluster: E2eCluster;
-let core: CoreV1Api;
-let namespace: string;
 
 before(async () => {
-  const plane = await sharedControlPlane();
-  const admin = new KubeConfig();
-  admin.loadFromFile(plane.adminKubeconfig);
-  core = admin.makeApiClient(CoreV1Api);
-  namespace = await createTestNamespace(plane.adminKubeconfig, 'header-settings');
-  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: SETTINGS }, data: {} } });
-  cluster = await startE2eCluster('header-settings', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
+  cluster = await startSettingsCluster('header-settings');
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
   await applyTlsSecret(cluster, 'site-tls', [HOST]);
   const rules = [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }];
@@ -45,6 +35,7 @@ after(() => cluster?.close());
 
 async function putConfigMap(name: string, data: Record<string, string>): Promise<void> {
   const body = { metadata: { name }, data };
+  const { core, namespace } = cluster;
   await core.replaceNamespacedConfigMap({ name, namespace, body }).catch(() => core.createNamespacedConfigMap({ namespace, body }));
 }
 
@@ -73,7 +64,7 @@ async function settle(
   check: (result: HttpResult) => void,
   options: RequestOptions = {},
 ): Promise<HttpResult> {
-  await putConfigMap(SETTINGS, data);
+  await putConfigMap(SETTINGS_CONFIGMAP, data);
   return until(check, options);
 }
 
@@ -141,7 +132,7 @@ describe('add-headers and proxy-set-headers', () => {
     await putConfigMap('response-headers', { 'X-Added': 'one', 'X-Served-By': '$server_port' });
     await putConfigMap('request-headers', { 'X-Sent': 'a', 'X-Forwarded-For': 'set-by-admin' });
     const answer = await settle(
-      { 'add-headers': `${namespace}/response-headers`, 'proxy-set-headers': `${namespace}/request-headers` },
+      { 'add-headers': `${cluster.namespace}/response-headers`, 'proxy-set-headers': `${cluster.namespace}/request-headers` },
       (result) => assert.equal(result.headers['x-added'], 'one'),
     );
     assert.equal(answer.headers['x-served-by'], String(cluster.portico.ports.http));

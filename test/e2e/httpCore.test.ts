@@ -8,37 +8,19 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import {
-  applyIngressAndReload,
-  createService,
-  ingress,
-  paths,
-  startBackends,
-  startE2eCluster,
-  type E2eCluster,
-} from '../support/e2eCluster.js';
+import { applyIngressAndReload, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
+import { putSettings, startSettingsCluster } from '../support/settingsCluster.js';
 import { appliedConfigurations, readFrom } from '../support/porticoLog.js';
 
-const SETTINGS = 'portico-settings';
 const HOST = 'gzip.httpcore.test';
 /** The echo backend answers a POST with its body inside JSON (application/json): this makes an answer of about 20 KB. */
 const LARGE_BODY = 'compressible '.repeat(1500);
 
 let cluster: E2eCluster;
-let core: CoreV1Api;
-let namespace: string;
 
 before(async () => {
-  const plane = await sharedControlPlane();
-  const admin = new KubeConfig();
-  admin.loadFromFile(plane.adminKubeconfig);
-  core = admin.makeApiClient(CoreV1Api);
-  namespace = await createTestNamespace(plane.adminKubeconfig, 'httpcore');
-  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: SETTINGS }, data: {} } });
-  cluster = await startE2eCluster('httpcore', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
+  cluster = await startSettingsCluster('httpcore');
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
   await applyIngressAndReload(
     cluster,
@@ -97,7 +79,7 @@ function echoedBody(answer: RawAnswer): string {
 async function configure(data: Record<string, string>, check: () => Promise<void>): Promise<string[]> {
   const log = cluster.portico.process.logPath;
   const offset = (await stat(log)).size;
-  await core.replaceNamespacedConfigMap({ name: SETTINGS, namespace, body: { metadata: { name: SETTINGS }, data } });
+  await putSettings(cluster, data);
   return eventually(
     async () => {
       await check();

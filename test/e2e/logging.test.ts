@@ -8,40 +8,29 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngress, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
+import { putSettings, startSettingsCluster } from '../support/settingsCluster.js';
 import { httpGet } from '../support/httpGet.js';
 
-const SETTINGS = 'portico-settings';
 const HOST = 'app.logging.test';
 /** Portico's log lines are JSON; nginx's are this format, so they are told apart. */
 const FORMAT = 'nginx-access $host $request_uri $status';
+const LOGGED_TO_STDOUT = { 'log-format-upstream': FORMAT, 'access-log-path': '/dev/stdout' };
 
 let cluster: E2eCluster;
-let core: CoreV1Api;
-let namespace: string;
 
 before(async () => {
-  const plane = await sharedControlPlane();
-  const admin = new KubeConfig();
-  admin.loadFromFile(plane.adminKubeconfig);
-  core = admin.makeApiClient(CoreV1Api);
-  namespace = await createTestNamespace(plane.adminKubeconfig, 'logging');
-  await putSettings({});
-  cluster = await startE2eCluster('logging', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
+  cluster = await startSettingsCluster('logging', LOGGED_TO_STDOUT);
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
   await applyIngress(cluster, ingress(cluster, 'app', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }));
   await eventually(async () => assert.equal((await get(HOST, '/')).status, 200), { timeoutMs: 20_000 });
 });
 after(() => cluster?.close());
 
-async function putSettings(data: Record<string, string>): Promise<void> {
-  const body = { metadata: { name: SETTINGS }, data: { 'log-format-upstream': FORMAT, 'access-log-path': '/dev/stdout', ...data } };
-  await core
-    .replaceNamespacedConfigMap({ name: SETTINGS, namespace, body })
-    .catch(() => core.createNamespacedConfigMap({ namespace, body }));
+/** The ConfigMap with `data` besides the settings every test here relies on. */
+function setSettings(data: Record<string, string>): Promise<void> {
+  return putSettings(cluster, { ...LOGGED_TO_STDOUT, ...data });
 }
 
 const get = (host: string, path: string) => httpGet({ port: cluster.portico.ports.http, host, path });
@@ -83,7 +72,7 @@ test('the catch-all\'s default backend is not logged unless enable-access-log-fo
   await eventually(async () => assert.equal((await stdoutLines(after)).length, 1), { timeoutMs: 10_000 });
   assert.deepEqual(await stdoutLines(quiet), []);
 
-  await putSettings({ 'enable-access-log-for-default-backend': 'true' });
+  await setSettings({ 'enable-access-log-for-default-backend': 'true' });
   await eventually(
     async () => {
       const logged = randomUUID();
