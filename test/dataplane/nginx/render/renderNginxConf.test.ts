@@ -180,8 +180,8 @@ describe('servers', () => {
   test('every server listens on HTTP and HTTPS; the catch-all is the default server, also on 8181', () => {
     const tree = parsed(hostConfig('a.example.com'));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['127.0.0.1:80', 'default_server', 'reuseport'],
-      ['127.0.0.1:443', 'ssl', 'http2', 'default_server', 'reuseport'],
+      ['127.0.0.1:80', 'default_server'],
+      ['127.0.0.1:443', 'ssl', 'http2', 'default_server'],
     ]);
     assert.deepEqual(argsOf(serverNamed(tree, 'a.example.com'), 'listen'), [['127.0.0.1:80'], ['127.0.0.1:443', 'ssl', 'http2']]);
     const defaultPort = servers(tree).find((block) => argsOf(block, 'listen').some(([address]) => address === '127.0.0.1:8181'));
@@ -192,8 +192,8 @@ describe('servers', () => {
     const config = configuration({ servers: [server('_', [])], settings: { useHttp2: false } });
     const tree = parsed(config, createRenderContext('', { ports: { https: 8443 }, luaDir: LUA_DIR }));
     assert.deepEqual(argsOf(serverNamed(tree, '_'), 'listen'), [
-      ['80', 'default_server', 'reuseport'],
-      ['8443', 'ssl', 'default_server', 'reuseport'],
+      ['80', 'default_server'],
+      ['8443', 'ssl', 'default_server'],
     ]);
   });
 
