@@ -13,7 +13,16 @@ import { httpGet } from '../support/httpGet.js';
 import { CONTROLLER_NAMESPACE } from '../support/ingressStatus.js';
 import { parsePrometheusText, samplesOf } from '../support/prometheusText.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const ANNOTATION = 'nginx.ingress.kubernetes.io';
 const UNTIL_SERVED = { timeoutMs: 20_000 };
@@ -161,7 +170,6 @@ describe('enable-access-log and enable-rewrite-log', () => {
   before(async () => {
     const rule = (path: string) => ({ host, http: { paths: paths([path, 'Prefix', 'web']) } });
     await applyIngress(cluster, ingress(cluster, 'loud', { rules: [rule('/loud')] }));
-    await applyIngress(cluster, ingress(cluster, 'quiet', { rules: [rule('/quiet')] }, { [`${ANNOTATION}/enable-access-log`]: 'false' }));
     const rewriting = { [`${ANNOTATION}/enable-rewrite-log`]: 'true', [`${ANNOTATION}/rewrite-target`]: '/rewritten' };
     await applyIngress(
       cluster,
@@ -171,6 +179,12 @@ describe('enable-access-log and enable-rewrite-log', () => {
         { rules: [{ host: 'rewrite.logs.test', http: { paths: paths(['/from', 'Prefix', 'web']) } }] },
         rewriting,
       ),
+    );
+    // Last, and until the workers from before its reload have retired: an answer is then the new nginx.conf's,
+    // never an old worker's 404 (one that has not yet taken its quit signal still accepts connections).
+    await applyIngressAndReload(
+      cluster,
+      ingress(cluster, 'quiet', { rules: [rule('/quiet')] }, { [`${ANNOTATION}/enable-access-log`]: 'false' }),
     );
     for (const path of ['/loud', '/quiet']) await eventually(async () => assert.equal((await get(path)).status, 200, path), UNTIL_SERVED);
   });
