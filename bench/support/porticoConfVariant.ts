@@ -43,7 +43,7 @@ export function porticoConfVariant(
   let text = conf;
   for (const folder of ['logs', 'tmp', 'run']) text = text.split(`${from.prefix}/${folder}/`).join(`${to.prefix}/${folder}/`);
   text = text
-    .replace(/^(\s*listen\s+(?:\d+\.\d+\.\d+\.\d+:)?)(\d+)\b/gm, (_, head: string, port: string) => head + movePort(port))
+    .replace(/^(\s*listen\s+(?:\d+\.\d+\.\d+\.\d+:|\[[0-9a-f:]*\]:)?)(\d+)\b/gm, (_, head: string, port: string) => head + movePort(port))
     .replace(/status_port = (\d+)/, (_, port: string) => `status_port = ${movePort(port)}`);
 
   const balancer = /(upstream upstream_balancer \{\n)(\s*)server 0\.0\.0\.1;\n\s*balancer_by_lua_block \{\n[^}]*\}\n/;
