@@ -7,6 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { FLAG_DEFINITIONS, flagPropertyName, type FlagDefinition, type FlagName, type FlagValue, type Flags } from './flags.js';
 import { unknownMaxmindEdition } from '../dataplane/nginx/maxmindDatabases.js';
 import { PORTICO_VERSION } from './version.js';
+import { goDurationMs } from '../model/settings/goDuration.js';
 
 /** A command line that cannot be run: unknown flag, bad value, conflicting flags. */
 export class CommandLineError extends Error {
@@ -287,33 +288,13 @@ function parseGoFloat(text: string): number {
   return value;
 }
 
-const NANOSECOND = 1e-6;
-const MICROSECOND = 1e-3;
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
-const DURATION_UNITS: Readonly<Record<string, number>> = {
-  ns: NANOSECOND,
-  us: MICROSECOND,
-  µs: MICROSECOND, // U+00B5 micro sign
-  μs: MICROSECOND, // U+03BC Greek mu
-  ms: 1,
-  s: SECOND,
-  m: MINUTE,
-  h: HOUR,
-};
-// time.ParseDuration: a signed sequence of decimal numbers, each with a unit.
-// `ms` comes before `m` so that "1ms" is not read as "1m" + "s".
-const DURATION_PART = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
-const GO_DURATION = new RegExp(`^[+-]?(?:${DURATION_PART.source})+$`);
 
 /** Go duration syntax (`30s`, `1h30m`, `250ms`) to milliseconds. */
 function parseGoDuration(text: string): number {
-  if (/^[+-]?0$/.test(text)) return 0; // the one value Go accepts without a unit
-  if (!GO_DURATION.test(text)) throw new InvalidArgumentError('expected a duration such as 30s, 1m30s or 250ms.');
-  let milliseconds = 0;
-  for (const [, amount, unit] of text.matchAll(DURATION_PART)) {
-    milliseconds += Number(amount) * (DURATION_UNITS[unit ?? ''] ?? 0);
-  }
-  return text.startsWith('-') ? -milliseconds : milliseconds;
+  const milliseconds = goDurationMs(text);
+  if (milliseconds === undefined) throw new InvalidArgumentError('expected a duration such as 30s, 1m30s or 250ms.');
+  return milliseconds;
 }

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { parseSourceRange } from '../../annotations/ipAccessAnnotations.js';
 import type { SpecTable } from '../settingSpec.js';
 import { listParser, parseBoolean, parseHeaderName, quoteValue, type ValueParser } from '../valueSyntax.js';
+import { goDurationMs } from '../goDuration.js';
 
 /** bind-address, split by family as ingress-nginx does (BindAddressIpv4, BindAddressIpv6); IPv6 without brackets. */
 export interface BindAddresses {
@@ -77,29 +78,16 @@ export const parseBindAddresses: ValueParser<BindAddresses> = (text) => {
   return { ok: true, value: { ipv4: [...new Set(ipv4)], ipv6: [...new Set(ipv6)] } };
 };
 
-const GO_DURATION_UNITS_MS: Readonly<Record<string, number>> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-const GO_DURATION = /^(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
-const GO_DURATION_PART = /([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)/g;
 /** A day: longer is no header deadline anyone means. */
 const MAX_DURATION_MS = 86_400_000;
 
 /** Go's time.ParseDuration as ingress-nginx reads proxy-protocol-header-timeout (`5s`, `1m30s`, `500ms`, `0`), not negative, at most 24h. */
 export const parseGoDurationMs: ValueParser<number> = (text) => {
-  const expected = 'a Go duration such as 5s, 500ms or 1m30s, from 0 to 24h';
-  if (text === '0') return { ok: true, value: 0 };
-  if (!GO_DURATION.test(text)) return { ok: false, expected };
-  let total = 0;
-  for (const [, amount = '', unit = ''] of text.matchAll(GO_DURATION_PART)) total += Number(amount) * (GO_DURATION_UNITS_MS[unit] ?? NaN);
-  return Number.isFinite(total) && total <= MAX_DURATION_MS ? { ok: true, value: total } : { ok: false, expected };
+  // No sign: a timeout is not negative, and ingress-nginx's examples never write one.
+  const milliseconds = /^[+-]/.test(text) ? undefined : goDurationMs(text);
+  return milliseconds !== undefined && milliseconds <= MAX_DURATION_MS
+    ? { ok: true, value: milliseconds }
+    : { ok: false, expected: 'a Go duration such as 5s, 500ms or 1m30s, from 0 to 24h' };
 };
 
 export const CLIENT_ADDRESS_SPECS: SpecTable<ClientAddressSettings> = {
