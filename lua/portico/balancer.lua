@@ -288,7 +288,8 @@ end
 -- backend is the one $proxy_alternative_upstream_name names, else the
 -- location's, and the peers tried are those in $upstream_addr. Each
 -- algorithm then prefers a peer not tried yet (sticky without
--- changeOnFailure keeps the client's own).
+-- changeOnFailure keeps the client's own). The second result is false when
+-- the backend has no balancer (any more).
 local function retry()
   local name = ngx_var.proxy_upstream_name
   local policy = canaries[name]
@@ -297,7 +298,7 @@ local function retry()
   end
   local balancer = balancers[name]
   if balancer == nil then
-    return nil -- the no-endpoints server failed, or a push took the backend away
+    return nil, false -- the no-endpoints server failed, or a push took the backend away
   end
   local keys = tried_keys()
   local tried = {}
@@ -306,7 +307,7 @@ local function retry()
       tried[peer] = true
     end
   end
-  return balancer:balance(tried)
+  return balancer:balance(tried), true
 end
 
 -- The no-endpoints server's address, from the variable nginx.conf maps it to
@@ -342,7 +343,12 @@ function _M.balance()
       ngx_log(ERR, "set_more_tries: ", err)
     end
   else
-    peer = retry()
+    local known
+    peer, known = retry()
+    if not known then
+      -- The backend has no endpoints (now): its 503, not a 500.
+      return set_no_endpoints_peer()
+    end
     if peer == nil then
       return ngx_exit(ngx.ERROR)
     end

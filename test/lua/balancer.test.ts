@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
-import { freeLoopbackPorts } from '../support/freePort.js';
+import { freeLoopbackPorts, refusingLoopbackPort } from '../support/freePort.js';
 import { httpGet, echoed } from '../support/httpGet.js';
 import {
   DEFAULT_LOCATION_BACKEND,
@@ -158,6 +158,16 @@ test('a push between the rewrite hook and the balancer leaves the request the en
   const after = await httpGet({ port: nginx.ports.http, path: '/to/rr/' });
   assert.equal(after.status, 503);
   assert.match(String(after.headers['x-upstream-addr']), /no-endpoints\.sock$/);
+});
+
+test('a retry whose backend a push took away gets the no-endpoints 503, not a 500', options, async () => {
+  // The first attempt goes to the endpoint the rewrite hook saw, which refuses; by the retry the backend is gone.
+  const dead = { address: '127.0.0.1', port: await refusingLoopbackPort() };
+  const pushed = await pushBackends(nginx.ports.status, [{ name: 'rr', endpoints: [dead] }]);
+  assert.equal(pushed.status, 201, pushed.body);
+  const raced = await httpGet({ port: nginx.ports.http, path: '/rewrite-race/rr/' });
+  assert.equal(raced.status, 503, raced.body.slice(0, 200));
+  assert.match(String(raced.headers['x-upstream-addr']), new RegExp(`^127\\.0\\.0\\.1:${dead.port}, unix:.*no-endpoints\\.sock$`));
 });
 
 test('an invalid push is refused with 400 and the previous backends keep routing', options, async () => {

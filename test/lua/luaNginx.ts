@@ -140,6 +140,7 @@ http {
   }
   server {
     listen unix:${prefix}/run/no-endpoints.sock;
+    keepalive_timeout 0;
     location / { return 503; }
   }
   upstream static_upstream {

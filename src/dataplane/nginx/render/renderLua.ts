@@ -146,6 +146,9 @@ export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderCont
     server.directive('listen', unixSocket(context.paths.noEndpointsSocket));
     // The proxying location logs the request, with its backend's name.
     server.directive('access_log', raw.keyword('off'));
+    // One request per connection: a kept-alive one that this server closes
+    // (after a request body it did not read) failed the next request.
+    server.directive('keepalive_timeout', raw.seconds(0));
     renderModSecurityOff(server, settings);
     server.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(503));
