@@ -18,6 +18,7 @@ import type { ObjectReference } from './objectReference.js';
 import type { NextUpstream } from './annotations/nextUpstreamAnnotations.js';
 import type { ProxyTuning } from './annotations/proxyTuningAnnotations.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
+import type { StreamConfiguration } from './stream/streamTypes.js';
 import type { Cors } from './annotations/corsAnnotations.js';
 import type { BackendTls, BasicAuth, ExternalAuth, ModSecurityAnnotations, RateLimits } from './accessControlTypes.js';
 export type {
@@ -366,4 +367,6 @@ export interface Configuration {
   settings: GlobalSettings;
   /** add-headers and proxy-set-headers, read from the ConfigMaps they name (undefined: none). */
   globalHeaders?: GlobalHeaders;
+  /** TCP/UDP services and SSL passthrough: nginx's stream block (stream/streamTypes.ts); undefined: none of them. */
+  stream?: StreamConfiguration;
 }

@@ -25,6 +25,7 @@ import { renderRateLimitZones } from './renderRateLimits.js';
 import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
+import { renderStream, renderStreamModule } from './renderStream.js';
 
 /** ingress-nginx's max-worker-connections when the setting asks for a derived value (0). */
 const DEFAULT_WORKER_CONNECTIONS = 16384;
@@ -55,6 +56,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
   root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
   root.from(SETTINGS_ORIGIN, () => renderGeoip2Module(root, settings, context));
   renderHeadersMoreModule(root, configuration, context);
+  renderStreamModule(root, configuration, context);
   // No `daemon`: the process manager runs nginx in the foreground with -g 'daemon off;'.
   if (context.workerUser !== undefined) root.directive('user', literal(context.workerUser));
   // Regex locations and rewrites run PCRE2 per request: JIT-compiled, a hostile path that makes a pattern backtrack
@@ -88,6 +90,7 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderServers(http, scope);
     renderNoEndpointsServer(http, context, settings);
   });
+  renderStream(root, scope);
   return root.nodes;
 }
 
