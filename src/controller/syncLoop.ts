@@ -100,8 +100,10 @@ export class SyncLoop {
   async run(signal: AbortSignal): Promise<void> {
     const settling = new Set<Promise<SyncReport>>();
     let change = this.options.store.changes.next();
+    // One listener for the whole run: one per pass would pile up on the signal.
+    const stopped = aborted(signal);
     while (!signal.aborted) {
-      const keys = await Promise.race([change, this.resyncRequested(), aborted(signal)]);
+      const keys = await Promise.race([change, this.resyncRequested(), stopped]);
       if (signal.aborted) break;
       if (keys === 'resync') {
         this.options.logger.debug('syncing without what nginx refused');

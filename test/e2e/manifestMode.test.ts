@@ -117,3 +117,13 @@ test('a broken YAML file added to the folder leaves the serving configuration al
   await writeManifest('third.yaml', yamlDocuments(ingressManifest('third', 'third.manifest.test', '/')));
   await expectRoute('third.manifest.test', '/', 'manifest-echo');
 });
+
+test('a long-lived controller keeps no listener per change batch (no MaxListenersExceededWarning after a dozen syncs)', async () => {
+  // Node warns at the 11th listener on one AbortSignal; the loop once added one per pass.
+  const edits = 13;
+  for (let i = 0; i < edits; i++) {
+    await writeManifest('app.yaml', appManifest(`/edit-${i}`));
+    await expectRoute(APP_HOST, `/edit-${i}`, 'manifest-echo');
+  }
+  assert.doesNotMatch(portico.logTail(10_000), /MaxListenersExceededWarning/);
+});
