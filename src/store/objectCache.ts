@@ -56,6 +56,8 @@ export class ObjectCache<T extends KubeObject> implements ObjectSink<T> {
 
 /** API objects compare by resourceVersion; manifest objects have none and compare by content. */
 function sameVersion(a: KubeObject, b: KubeObject): boolean {
+  // The manifest source hands back the same objects for a file it did not read again.
+  if (a === b) return true;
   const versionA = a.metadata?.resourceVersion;
   const versionB = b.metadata?.resourceVersion;
   if (versionA !== undefined && versionB !== undefined) return versionA === versionB;

@@ -1,14 +1,15 @@
 // Feeds the store from a folder of YAML manifests instead of a cluster
-// (`--manifests DIR`). Every change re-reads the whole folder and replaces
-// each kind's complete set, so edits, renames and deletions need no special
-// cases.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// (`--manifests DIR`). Every change lists the folder, reads again only the
+// files that changed (manifestFileCache.ts) and replaces each kind's complete
+// set, so edits, renames and deletions need no special cases.
+import { readdirSync, statSync } from 'node:fs';
 import { FolderWatcher } from './folderWatcher.js';
+import { ManifestFileCache, type ManifestFile } from './manifestFileCache.js';
 import { join } from 'node:path';
 import { KINDS, objectKey, type Kind, type KindTypes } from '../../kube/objects.js';
 import type { Logger } from '../../log/logger.js';
 import type { ObjectSink } from '../../store/objectSink.js';
-import { formatPosition, manifestError, parseManifests, type ManifestError, type ManifestObject } from './parseManifests.js';
+import { formatPosition, manifestError, type ManifestError, type ManifestObject } from './parseManifests.js';
 
 /** Where each kind's objects go; kinds without a sink are read (and checked) but not delivered. */
 export type ManifestSinks = { [K in Kind]?: ObjectSink<KindTypes[K]> };
@@ -21,13 +22,6 @@ export interface ManifestSourceOptions {
   debounceMs?: number;
 }
 
-/** A manifest file as read: its text, or why it could not be read. */
-interface FileSnapshot {
-  path: string;
-  text?: string;
-  readError?: string;
-}
-
 export class ManifestSource {
   private readonly dir: string;
   private readonly sinks: ManifestSinks;
@@ -35,7 +29,9 @@ export class ManifestSource {
   private readonly debounceMs: number;
   private watcher: FolderWatcher | undefined;
   private reloadTimer: NodeJS.Timeout | undefined;
-  private snapshot: FileSnapshot[] | undefined;
+  private readonly cache = new ManifestFileCache();
+  /** Whether the last pass loaded (false after the folder could not be read: the next pass loads in full). */
+  private loaded = false;
   private currentErrors: readonly ManifestError[] = [];
   private stopped = false;
 
@@ -88,35 +84,36 @@ export class ManifestSource {
   private reload(): void {
     if (this.stopped) return;
     this.watcher?.refresh(); // sub-folders come and go
-    let files: FileSnapshot[];
+    let paths: string[];
     try {
-      files = listManifestFiles(this.dir).flatMap((path) => readSnapshot(path) ?? []);
+      paths = listManifestFiles(this.dir);
     } catch (error) {
       // Keep serving what was loaded: the folder may be mid-replacement. The
       // next successful read loads in full, even if nothing changed.
       const folderError = manifestError({ file: this.dir }, `cannot read the manifests folder: ${(error as Error).message}`);
-      this.snapshot = undefined;
+      this.loaded = false;
       this.currentErrors = [folderError];
       this.logger.error({ file: this.dir }, folderError.message);
       return;
     }
+    const pass = this.cache.read(paths);
     // Editors' swap files and atomic ConfigMap-volume swaps fire events
     // without changing any manifest: skip those, and don't repeat the logs.
-    if (this.snapshot && sameSnapshot(this.snapshot, files)) return;
-    this.snapshot = files;
-    this.load(files);
+    if (this.loaded && !pass.changed) return;
+    this.loaded = true;
+    this.load(pass.files, { read: pass.read, parsed: pass.parsed });
   }
 
-  private load(files: readonly FileSnapshot[]): void {
+  private load(files: readonly ManifestFile[], work: { read: number; parsed: number }): void {
     const objects: ManifestObject[] = [];
     const errors: ManifestError[] = [];
     const firstSeen = new Map<string, ManifestObject>();
     for (const file of files) {
-      if (file.text === undefined) {
+      const parsed = file.parsed;
+      if (parsed === undefined) {
         errors.push(manifestError({ file: file.path }, `cannot read the file: ${file.readError}`));
         continue;
       }
-      const parsed = parseManifests(file.text, file.path);
       errors.push(...parsed.errors);
       for (const entry of parsed.objects) {
         const identity = `${entry.kind} ${objectKey(entry.object)}`;
@@ -133,7 +130,10 @@ export class ManifestSource {
     this.currentErrors = errors;
     for (const error of errors) this.logger.error({ file: error.file }, error.message);
     for (const kind of KINDS) this.deliver(kind, objects);
-    this.logger.info({ dir: this.dir, files: files.length, objects: objects.length, errors: errors.length }, 'loaded manifests');
+    this.logger.info(
+      { dir: this.dir, files: files.length, read: work.read, parsed: work.parsed, objects: objects.length, errors: errors.length },
+      'loaded manifests',
+    );
   }
 
   private deliver<K extends Kind>(kind: K, objects: readonly ManifestObject[]): void {
@@ -170,21 +170,4 @@ function isFile(path: string): boolean {
   } catch {
     return false; // a dangling symlink, or gone since the folder was listed
   }
-}
-
-/** The file's text or read error; undefined when it was deleted since the listing (its own event follows). */
-function readSnapshot(path: string): FileSnapshot | undefined {
-  try {
-    return { path, text: readFileSync(path, 'utf8') };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return { path, readError: (error as Error).message };
-  }
-}
-
-function sameSnapshot(a: readonly FileSnapshot[], b: readonly FileSnapshot[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((file, i) => file.path === b[i]?.path && file.text === b[i]?.text && file.readError === b[i]?.readError)
-  );
 }
