@@ -6,7 +6,7 @@
 // has no stream Lua, so an endpoint change reloads). `$proxy_upstream_name`
 // is ingress-nginx's `tcp-<namespace>-<service>-<port>` for the stream log.
 import type { StreamService } from '../../../model/stream/streamTypes.js';
-import { raw, text } from './arguments.js';
+import { describeValue, raw, text } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { publicAddresses } from './renderListen.js';
 import type { RenderScope } from './renderScope.js';
@@ -17,6 +17,16 @@ import type { RenderScope } from './renderScope.js';
  */
 export function streamUpstreamBlockName(service: Pick<StreamService, 'protocol' | 'port'>): string {
   return `portico_${service.protocol.toLowerCase()}_${service.port}`;
+}
+
+/**
+ * The model's names are made of Kubernetes names (lower-case letters, digits, "-"):
+ * anything else, a `$` above all (the stream block has no `$dollar` for text() to
+ * escape it with), is the model's bug, refused rather than rendered.
+ */
+function checkedUpstreamName(name: string): string {
+  if (!/^(tcp|udp)-[a-z0-9-]{1,400}$/.test(name)) throw new Error(`not a stream upstream name: ${describeValue(name)}`);
+  return name;
 }
 
 export function renderStreamServices(stream: ConfigBuilder, scope: RenderScope): void {
@@ -33,7 +43,7 @@ export function renderStreamServices(stream: ConfigBuilder, scope: RenderScope):
       for (const address of publicAddresses(context, settings)) {
         server.directive('listen', raw.listen(address, service.port), ...listenOptions);
       }
-      server.directive('set', raw.variable('$proxy_upstream_name'), text(service.upstreamName));
+      server.directive('set', raw.variable('$proxy_upstream_name'), text(checkedUpstreamName(service.upstreamName)));
       if (udp) server.directive('proxy_responses', raw.integer(settings.proxyStreamResponses));
       server.directive('proxy_timeout', raw.time(settings.proxyStreamTimeout));
       server.directive('proxy_next_upstream', raw.keyword(settings.proxyStreamNextUpstream ? 'on' : 'off'));
