@@ -114,7 +114,7 @@ describe('TCP and UDP services', () => {
 });
 
 test('the proxy-stream-* settings, at their bounds, are rendered and pass nginx -t', { skip: missingNginx }, async () => {
-  const bounds = [
+  const bounds: Array<Record<string, string>> = [
     {
       'proxy-stream-timeout': '24d',
       'proxy-stream-next-upstream-timeout': '0',
