@@ -16,6 +16,8 @@ export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | unde
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
   if (flags.profiling) ports.push(flags.profilerPort);
+  // ingress-nginx reserves these whether or not their features are on: no TCP/UDP service may take them.
+  ports.push(flags.streamPort, flags.sslPassthroughProxyPort);
   const interfaces = new InterfaceAddresses();
   return {
     guard: {

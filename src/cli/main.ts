@@ -163,6 +163,7 @@ async function run(argv: readonly string[]): Promise<number> {
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     endpoints,
+    streamServices: { tcpConfigMap: flags.tcpServicesConfigmap || undefined, udpConfigMap: flags.udpServicesConfigmap || undefined },
     syncRateLimit: flags.syncRateLimit,
     syncEvents: !flags.disableSyncEvents,
     onServed: (ingresses) => status?.setServed(ingresses),

@@ -20,6 +20,8 @@ import type { ControllerEventRecorder, IngressEventRecorder } from './events/eve
 import { IngressAcceptance } from './ingressAcceptance.js';
 import { RefusalContainment, type Attempt } from './refusalContainment.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
+import { ConfigMapProblemEvents } from './configMapProblemEvents.js';
+import type { StreamServiceSources } from '../model/stream/streamServices.js';
 
 /** Told what every configuration handed to the data plane became (the metrics). */
 export interface SyncObserver {
@@ -45,6 +47,8 @@ export interface SyncLoopOptions {
   defaultSslCertificate?: string;
   /** Portico's own addresses and ports (never a backend), and `--disable-svc-external-name`. */
   endpoints: EndpointPolicy;
+  /** `--tcp-services-configmap`, `--udp-services-configmap`. */
+  streamServices?: StreamServiceSources;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
   /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
@@ -71,6 +75,7 @@ export class SyncLoop {
   private readonly acceptance: IngressAcceptance;
   private readonly containment = new RefusalContainment();
   private readonly limiter: SyncRateLimiter;
+  private readonly configMapProblems: ConfigMapProblemEvents;
   /** A containment asks for a sync without waiting for a store change. */
   private resyncWanted = false;
   private wakeForResync: (() => void) | undefined;
@@ -90,6 +95,7 @@ export class SyncLoop {
   constructor(private readonly options: SyncLoopOptions) {
     this.acceptance = new IngressAcceptance(options.annotationsPrefix, options.deepInspect);
     this.limiter = new SyncRateLimiter(options.syncRateLimit);
+    this.configMapProblems = new ConfigMapProblemEvents(options.store, options.events);
   }
 
   /**
@@ -179,6 +185,7 @@ export class SyncLoop {
       defaultBackendService: this.options.defaultBackendService,
       defaultSslCertificate: this.options.defaultSslCertificate,
       endpoints: this.options.endpoints,
+      streamServices: this.options.streamServices,
     };
     const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {
@@ -187,6 +194,7 @@ export class SyncLoop {
         this.options.events.record(ingress, problem.severity === 'warning' ? 'Warning' : 'Normal', problem.reason, problem.message);
     }
     for (const warning of result.warnings) logger.warn(warning);
+    this.configMapProblems.report(result.configMapProblems);
 
     const served = new Set(acceptance.accepted.map(({ ingress }) => objectKey(ingress)));
     const text = JSON.stringify(result.configuration);

@@ -19,6 +19,7 @@ import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
+import { streamServicesPart, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
 import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
@@ -43,6 +44,8 @@ export interface ModelInput {
   defaultSslCertificate?: string;
   /** Portico's own addresses and ports, and whether ExternalName Services are allowed. */
   endpoints: EndpointPolicy;
+  /** `--tcp-services-configmap`, `--udp-services-configmap`. */
+  streamServices?: StreamServiceSources;
 }
 
 export interface ModelResult {
@@ -51,6 +54,8 @@ export interface ModelResult {
   problems: IngressProblem[];
   /** Problems of the controller's own settings (default certificate, default backend) and EndpointSlice endpoints left out. */
   warnings: string[];
+  /** Problems of entries of the controller's ConfigMaps (TCP/UDP services), for Events on them. */
+  configMapProblems: ConfigMapProblem[];
 }
 
 interface DraftServer {
@@ -63,6 +68,7 @@ interface DraftServer {
 export function buildConfiguration(input: ModelInput): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
+  const configMapProblems: ConfigMapProblem[] = [];
   const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
   const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings);
 
@@ -167,9 +173,11 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       defaultBackend,
       settings: input.settings,
       ...resolveGlobalHeaders(input.settings, (key) => input.lookup.configMap(key), warnings),
+      ...streamServicesPart(input.streamServices, input.lookup, input.endpoints, configMapProblems),
     },
     problems,
     warnings,
+    configMapProblems,
   };
 }
 

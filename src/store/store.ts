@@ -28,6 +28,7 @@ import { ObjectCache } from './objectCache.js';
 import type { ObjectSink } from './objectSink.js';
 import { ReferenceIndex } from './referenceIndex.js';
 import { secretsOfSettings } from './settingsReferences.js';
+import { isStreamService } from './streamServiceReferences.js';
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
@@ -273,6 +274,13 @@ export class Store implements StoreSnapshot {
   }
 
   private isServiceRelevant(key: string): boolean {
-    return key === this.settings.defaultBackendService || this.ingressesUsingService(key).length > 0;
+    return (
+      key === this.settings.defaultBackendService ||
+      this.ingressesUsingService(key).length > 0 ||
+      isStreamService(
+        key,
+        this.settings.configMaps.map((configMap) => this.caches.ConfigMap.get(configMap)),
+      )
+    );
   }
 }

@@ -8,14 +8,14 @@ export const SOURCE_FLAGS = [
     name: 'tcp-services-configmap',
     kind: 'string',
     default: '',
-    implemented: false,
+    implemented: true,
     description: 'ConfigMap mapping external TCP ports to namespace/service:port.',
   },
   {
     name: 'udp-services-configmap',
     kind: 'string',
     default: '',
-    implemented: false,
+    implemented: true,
     description: 'ConfigMap mapping external UDP ports to namespace/service:port.',
   },
   {

@@ -17,6 +17,7 @@ import { GLOBAL_ACCESS_DEFAULTS, type GlobalAccessSettings } from './keys/global
 import { GLOBAL_SNIPPET_DEFAULTS, type GlobalSnippetSettings } from './keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_DEFAULTS, type ResponseRewriteSettings } from './keys/responseRewriteSettings.js';
 import { GEOIP2_DEFAULTS, type Geoip2Settings } from './keys/geoip2Settings.js';
+import { STREAM_PROXY_DEFAULTS, type StreamProxySettings } from './keys/streamProxySettings.js';
 
 export type RiskLevel = 'Low' | 'Medium' | 'High' | 'Critical';
 
@@ -177,7 +178,8 @@ export type GlobalSettings = CoreSettings &
   GlobalAccessSettings &
   GlobalSnippetSettings &
   ResponseRewriteSettings &
-  Geoip2Settings;
+  Geoip2Settings &
+  StreamProxySettings;
 
 const CORE_DEFAULTS: CoreSettings = {
   allowSnippetAnnotations: false,
@@ -264,4 +266,5 @@ export const DEFAULT_SETTINGS: GlobalSettings = {
   ...GLOBAL_SNIPPET_DEFAULTS,
   ...RESPONSE_REWRITE_DEFAULTS,
   ...GEOIP2_DEFAULTS,
+  ...STREAM_PROXY_DEFAULTS,
 };

@@ -31,6 +31,7 @@ import { GLOBAL_ACCESS_SPECS } from './keys/globalAccessSettings.js';
 import { GLOBAL_SNIPPET_SPECS, withoutRefusedSnippets } from './keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_SPECS } from './keys/responseRewriteSettings.js';
 import { GEOIP2_SPECS } from './keys/geoip2Settings.js';
+import { STREAM_PROXY_SPECS } from './keys/streamProxySettings.js';
 import { parseLoadBalanceAlgorithm } from './loadBalanceAlgorithm.js';
 import { parseLogFormat } from './logFormatVariables.js';
 import { parseLimitStatusCode, parseLimitZoneKey } from './limitSettings.js';
@@ -198,6 +199,7 @@ const SETTING_SPECS: SpecTable<GlobalSettings> = {
   ...GLOBAL_SNIPPET_SPECS,
   ...RESPONSE_REWRITE_SPECS,
   ...GEOIP2_SPECS,
+  ...STREAM_PROXY_SPECS,
 };
 
 /** The implemented ConfigMap keys, each with the setting it fills (docs/compatibility.md lists them). */

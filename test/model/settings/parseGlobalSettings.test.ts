@@ -10,6 +10,7 @@ import { GLOBAL_ACCESS_DEFAULTS } from '../../../src/model/settings/keys/globalA
 import { GLOBAL_SNIPPET_DEFAULTS } from '../../../src/model/settings/keys/globalSnippetSettings.js';
 import { RESPONSE_REWRITE_DEFAULTS } from '../../../src/model/settings/keys/responseRewriteSettings.js';
 import { GEOIP2_DEFAULTS } from '../../../src/model/settings/keys/geoip2Settings.js';
+import { STREAM_PROXY_DEFAULTS } from '../../../src/model/settings/keys/streamProxySettings.js';
 
 /** A two-CPU machine (worker-processes up to 8). */
 const TWO_CPUS: SettingsEnvironment = { cpus: 2 };
@@ -226,6 +227,7 @@ test('every field is read from its ingress-nginx key', () => {
     ...GLOBAL_SNIPPET_DEFAULTS,
     ...RESPONSE_REWRITE_DEFAULTS,
     ...GEOIP2_DEFAULTS,
+    ...STREAM_PROXY_DEFAULTS,
   });
 });
 

@@ -150,6 +150,8 @@ const KEYWORDS = [
   // use-proxy-protocol and reuse-port on listen lines (renderListen.ts); real_ip_header proxy_protocol, and a PROXY port 443's scheme (renderClientAddress.ts).
   'proxy_protocol',
   'reuseport',
+  // A TCP/UDP service's listen line (renderStreamServices.ts).
+  'udp',
   'https',
   'ssl',
   'http2',

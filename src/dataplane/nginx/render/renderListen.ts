@@ -45,7 +45,7 @@ function defaultServerOptions(settings: GlobalSettings): Argument[] {
  * address); else bind-address's of each family, or every address of it.
  * `undefined` is the port alone: every IPv4 address.
  */
-function publicAddresses(context: RenderContext, settings: GlobalSettings): Array<string | undefined> {
+export function publicAddresses(context: RenderContext, settings: GlobalSettings): Array<string | undefined> {
   if (context.listenAddresses.length > 0) return [...context.listenAddresses];
   const { ipv4, ipv6 } = settings.bindAddress;
   const v4 = ipv4.length > 0 ? [...ipv4] : [undefined];
