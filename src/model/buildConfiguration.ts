@@ -20,6 +20,8 @@ import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { SecretFileSet } from './secretFiles.js';
+import { streamConfiguration } from './stream/streamConfiguration.js';
+import { ingressStreamSnippets } from './stream/streamSnippets.js';
 import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
@@ -167,6 +169,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       defaultBackend,
       settings: input.settings,
       ...resolveGlobalHeaders(input.settings, (key) => input.lookup.configMap(key), warnings),
+      ...streamConfiguration({ snippets: ingressStreamSnippets(ordered) }),
     },
     problems,
     warnings,
