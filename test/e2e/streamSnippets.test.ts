@@ -7,7 +7,10 @@
 // is served; and stream connections move the nginx connection metrics, as
 // they do in ingress-nginx (stub_status counts every connection nginx accepts).
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
@@ -149,6 +152,62 @@ test("a stream snippet nginx refuses is contained to its Ingress: a Rejected Eve
   await assertRoundTrip(globalPort);
   await assertRoundTrip(annotationPort);
   await assertRefused(refusedPort);
+});
+
+test('the stream log: log-format-stream at stream-access-log-path, one line per connection; none with disable-stream-access-log', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-stream-log-'));
+  const file = join(dir, 'stream.log');
+  const lines = async () => (await readFile(file, 'utf8').catch(() => '')).split('\n').filter((line) => line !== '');
+  try {
+    const logging = {
+      'stream-access-log-path': file,
+      'log-format-stream': 'stream-probe $protocol $status $bytes_received [$proxy_upstream_name]',
+    };
+    await setSettings({ 'stream-snippet': streamServer(globalPort), ...ADMITTED, ...logging });
+    // Each connection writes its line when it closes; the first ones may still reach the previous workers.
+    await eventually(async () => {
+      await assertRoundTrip(globalPort);
+      assert.ok(
+        (await lines()).some((line) => /^stream-probe TCP 200 [1-9][0-9]* \[\]$/.test(line)),
+        JSON.stringify(await lines()),
+      );
+    }, WAIT);
+    await setSettings({
+      'stream-snippet': streamServer(globalPort),
+      ...ADMITTED,
+      ...logging,
+      'disable-stream-access-log': 'true',
+      'block-user-agents': 'Probe2',
+    });
+    await eventually(
+      async () =>
+        assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, headers: { 'User-Agent': 'Probe2' } })).status, 403),
+      WAIT,
+    );
+    // The old workers may still be closing their connections: wait until the file stops growing, then connect again.
+    const settled = await eventually(async () => {
+      const count = (await lines()).length;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal((await lines()).length, count);
+      return count;
+    }, WAIT);
+    assert.ok((await lines()).every((line) => line.startsWith('stream-probe ')));
+    for (let i = 0; i < 3; i++) await assertRoundTrip(globalPort);
+    // Logging again under another format: its line shows the log is written again, and the connections before it wrote none.
+    await setSettings({
+      'stream-snippet': streamServer(globalPort),
+      ...ADMITTED,
+      ...logging,
+      'log-format-stream': 'stream-probe-again $protocol',
+    });
+    await eventually(async () => {
+      await assertRoundTrip(globalPort);
+      assert.ok((await lines()).includes('stream-probe-again TCP'));
+    }, WAIT);
+    assert.equal((await lines()).filter((line) => line.startsWith('stream-probe ')).length, settled);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('stream connections are counted by the nginx connection metrics (stub_status): active while open, accepted in total', async () => {
