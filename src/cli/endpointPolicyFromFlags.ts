@@ -5,7 +5,8 @@ import type { Flags } from './flags.js';
 
 /**
  * Which endpoints no backend may have: every port Portico and its nginx
- * listen on (`monitorPort`: the request metrics' listener, when enabled),
+ * listen on (`monitorPort`: the request metrics' listener, when enabled;
+ * --stream-port, which ingress-nginx's nginx listens on and reserves),
  * at this machine's addresses; in Kubernetes mode, loopback at any port (a
  * pod's loopback is Portico's own pod). Manifest mode proxies to loopback
  * backends on other ports (examples/demo.yaml). `topologyZone`: the controller's
@@ -13,6 +14,8 @@ import type { Flags } from './flags.js';
  */
 export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | undefined, topologyZone?: string): EndpointPolicy {
   const ports = [flags.httpPort, flags.httpsPort, flags.defaultServerPort, flags.statusPort, flags.healthzPort];
+  // Nothing listens on --stream-port (it cannot apply), but ingress-nginx reserves it, so no TCP/UDP service takes it.
+  ports.push(flags.streamPort);
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
   if (flags.profiling) ports.push(flags.profilerPort);

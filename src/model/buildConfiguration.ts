@@ -19,8 +19,10 @@ import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
-import { streamServicesPart, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
+import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
+import { streamConfiguration } from './stream/streamConfiguration.js';
+import { ingressStreamSnippets } from './stream/streamSnippets.js';
 import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
@@ -173,7 +175,10 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       defaultBackend,
       settings: input.settings,
       ...resolveGlobalHeaders(input.settings, (key) => input.lookup.configMap(key), warnings),
-      ...streamServicesPart(input.streamServices, input.lookup, input.endpoints, configMapProblems),
+      ...streamConfiguration({
+        services: streamServicesOf(input.streamServices, input.lookup, input.endpoints, configMapProblems),
+        snippets: ingressStreamSnippets(ordered),
+      }),
     },
     problems,
     warnings,

@@ -167,6 +167,8 @@ export interface IngressAnnotations {
   balancing: Balancing;
   /** Set when the Ingress is a canary (`canary: "true"`): it then has no locations of its own. */
   canary: CanaryPolicy | undefined;
+  /** `stream-snippet` (snippetAnnotations.ts): written into the stream block (model/stream/streamSnippets.ts). */
+  streamSnippet?: string;
 }
 
 /** `load-balance`: the algorithms Portico's Lua balancer implements. */

@@ -4,9 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deploymentFlagFindings, flagFindings } from '../../src/check/deploymentFlags.js';
-import { FLAG_DEFINITIONS } from '../../src/cli/flags.js';
+import { FLAG_DEFINITIONS, type FlagDefinition } from '../../src/cli/flags.js';
 
-const NOT_IMPLEMENTED = FLAG_DEFINITIONS.find((definition) => !definition.implemented);
+/** Flags whose meaning cannot apply are findings of their own kind (below), not "not implemented yet". */
+const NOT_IMPLEMENTED = FLAG_DEFINITIONS.find(
+  (definition: FlagDefinition) => !definition.implemented && definition.cannotApply === undefined,
+);
 
 test('flags Portico takes and honours give no finding, whatever their spelling', () => {
   const honoured = FLAG_DEFINITIONS.filter((definition) => definition.implemented && definition.kind === 'string').slice(0, 2);
@@ -49,6 +52,15 @@ test('a flag Portico accepts but does not act on', { skip: NOT_IMPLEMENTED === u
   const argument = NOT_IMPLEMENTED?.kind === 'bool' ? `--${name}=true` : `--${name}=${String(NOT_IMPLEMENTED?.default)}`;
   assert.deepEqual(flagFindings([argument]), [
     { argument, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
+  ]);
+});
+
+test('a flag whose meaning cannot apply: a finding with its reason when given another value than its default, none at the default', () => {
+  const streamPort: FlagDefinition | undefined = FLAG_DEFINITIONS.find((definition) => definition.name === 'stream-port');
+  const reason = streamPort?.cannotApply;
+  assert.ok(reason);
+  assert.deepEqual(flagFindings(['--stream-port=20247', '--stream-port', '10247', '--internal-logger-address=127.0.0.1:11514']), [
+    { argument: '--stream-port=20247', kind: 'cannot-apply', reason: `${reason}; Portico says so at start` },
   ]);
 });
 

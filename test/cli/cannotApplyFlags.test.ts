@@ -20,7 +20,7 @@ const cannotApply = (name: string): string => {
 };
 
 describe('flags that cannot apply', () => {
-  it('are exactly the download, native histogram, chain completion, internal logger and annotation validation ones', () => {
+  it('are exactly the download, native histogram, chain completion, internal logger, stream port and annotation validation ones', () => {
     const names = FLAG_DEFINITIONS.filter((d: FlagDefinition) => d.cannotApply !== undefined).map((d) => d.name);
     assert.deepEqual(names.sort(), [
       'bucket-factor',
@@ -33,6 +33,7 @@ describe('flags that cannot apply', () => {
       'maxmind-mirror',
       'maxmind-retries-count',
       'maxmind-retries-timeout',
+      'stream-port',
     ]);
   });
 
@@ -55,7 +56,12 @@ describe('flags that cannot apply', () => {
   });
 
   it('warn about nothing when given their default value', () => {
-    const parsed = run(['--enable-annotation-validation=true', '--max-buckets=100', '--internal-logger-address=127.0.0.1:11514']);
+    const parsed = run([
+      '--enable-annotation-validation=true',
+      '--max-buckets=100',
+      '--internal-logger-address=127.0.0.1:11514',
+      '--stream-port=10247',
+    ]);
     assert.deepEqual(parsed.warnings, []);
     assert.equal(parsed.flags.enableAnnotationValidation, true);
   });
@@ -67,6 +73,14 @@ describe('flags that cannot apply', () => {
     assert.ok(line);
     assert.ok(line.includes(`[cannot apply: ${cannotApply('enable-ssl-chain-completion')}]`), line);
     assert.ok(!line.includes('[not implemented yet]'), line);
+  });
+});
+
+describe('--stream-port', () => {
+  it('says why it cannot apply (no stream Lua in Debian 12) and that the port stays reserved', () => {
+    assert.deepEqual(run(['--stream-port=20247']).warnings, [`--stream-port=20247: ${cannotApply('stream-port')}`]);
+    assert.match(cannotApply('stream-port'), /no stream Lua module/);
+    assert.match(cannotApply('stream-port'), /TCP\/UDP services entry still may not take it/);
   });
 });
 

@@ -25,7 +25,9 @@ export const LISTEN_FLAGS = [
     kind: 'int',
     default: 10247,
     implemented: false,
-    description: 'Local port where TCP/UDP backends are sent to nginx.',
+    description: 'Local port where TCP/UDP backends are sent to nginx; kept out of the TCP/UDP services ConfigMaps, as in ingress-nginx.',
+    cannotApply:
+      "ingress-nginx's Lua configuration server of the stream block listens there; Debian 12's nginx has no stream Lua module, so Portico writes the TCP/UDP endpoints into nginx.conf and listens on no such port (a TCP/UDP services entry still may not take it)",
   },
   {
     name: 'profiling',

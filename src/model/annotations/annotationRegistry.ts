@@ -32,7 +32,13 @@ import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
 import { serverAliasAnnotations } from './serverAliasAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
-import { configurationSnippetAnnotations, serverSnippetAnnotations, SNIPPET_ANNOTATIONS, SNIPPET_RISK } from './snippetAnnotations.js';
+import {
+  configurationSnippetAnnotations,
+  serverSnippetAnnotations,
+  SNIPPET_ANNOTATIONS,
+  SNIPPET_RISK,
+  streamSnippetAnnotations,
+} from './snippetAnnotations.js';
 import { tlsCipherAnnotations } from './tlsCipherAnnotations.js';
 import { UNIMPLEMENTED_ANNOTATION_GROUPS } from './unimplementedAnnotations.js';
 import { upstreamHashByAnnotations } from './upstreamHashByAnnotations.js';
@@ -84,6 +90,7 @@ export const ANNOTATION_GROUPS: readonly AnnotationGroup<unknown>[] = [
   ...Object.values(LOCATION_ANNOTATION_GROUPS),
   ...Object.values(BALANCING_ANNOTATION_GROUPS),
   canaryAnnotations,
+  streamSnippetAnnotations,
 ];
 
 export type KnownAnnotation =

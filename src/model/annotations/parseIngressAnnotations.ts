@@ -19,7 +19,7 @@ import {
 } from './annotationRegistry.js';
 import { canaryAnnotations } from './canaryAnnotations.js';
 import { isRiskAdmitted } from './riskLevels.js';
-import { snippetRefusal } from './snippetAnnotations.js';
+import { snippetRefusal, streamSnippetAnnotations } from './snippetAnnotations.js';
 
 export interface AnnotationParseOptions {
   /** `--annotations-prefix`, e.g. `nginx.ingress.kubernetes.io`. */
@@ -123,6 +123,7 @@ export function parseIngressAnnotations(
         ...optional('serviceUpstream', balancing.serviceUpstream.resolve(values, settings)),
       },
       canary: canaryAnnotations.resolve(values, settings),
+      ...optional('streamSnippet', streamSnippetAnnotations.resolve(values, settings)),
     },
     warnings,
   };

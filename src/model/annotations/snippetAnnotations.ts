@@ -3,10 +3,10 @@
 // twice. configuration-snippet (written into each of the Ingress's locations),
 // server-snippet (written into the server block of its hosts:
 // hostServerSnippet.ts), auth-snippet (externalAuthAnnotations.ts) and
-// modsecurity-snippet (modSecurityAnnotations.ts) are implemented;
-// stream-snippet (TCP/UDP services) is ignored when admitted.
+// modsecurity-snippet (modSecurityAnnotations.ts) and stream-snippet (written
+// into the stream block: model/stream/streamSnippets.ts) are implemented.
 import type { GlobalSettings, RiskLevel } from '../settings/globalSettings.js';
-import type { LocationAnnotations } from '../types.js';
+import type { IngressAnnotations, LocationAnnotations } from '../types.js';
 import type { AnnotationDefinition, AnnotationGroup } from './annotationDefinition.js';
 import { isRiskAdmitted } from './riskLevels.js';
 
@@ -21,7 +21,7 @@ export const SNIPPET_ANNOTATIONS: readonly string[] = [
 export const SNIPPET_RISK: RiskLevel = 'Critical';
 
 /** The snippets written verbatim, line by line: they may span lines, as in ingress-nginx. modsecurity-snippet is one quoted line. */
-export const LINE_BROKEN_SNIPPETS: readonly string[] = ['configuration-snippet', 'server-snippet', 'auth-snippet'];
+export const LINE_BROKEN_SNIPPETS: readonly string[] = ['configuration-snippet', 'server-snippet', 'auth-snippet', 'stream-snippet'];
 
 /** Why the ConfigMap refuses snippet annotations, or undefined when it admits them. */
 export function snippetRefusal(settings: GlobalSettings): string | undefined {
@@ -51,4 +51,12 @@ const serverSnippet: AnnotationDefinition<string> = { name: 'server-snippet', ri
 export const serverSnippetAnnotations: AnnotationGroup<LocationAnnotations['serverSnippet']> = {
   annotations: [serverSnippet],
   resolve: (values) => values.get(serverSnippet),
+};
+
+// Checked as configuration-snippet; every served Ingress's goes into the stream block, oldest first (streamSnippets.ts).
+const streamSnippet: AnnotationDefinition<string> = { name: 'stream-snippet', risk: SNIPPET_RISK, parse: configurationSnippet.parse };
+
+export const streamSnippetAnnotations: AnnotationGroup<IngressAnnotations['streamSnippet']> = {
+  annotations: [streamSnippet],
+  resolve: (values) => values.get(streamSnippet),
 };

@@ -1,7 +1,7 @@
 // Every global ConfigMap key ingress-nginx v1.15.1 documents
 // (docs/user-guide/nginx-configuration/configmap.md), in its order, with its
 // type and default as that table gives them, plus the one key its config.go reads
-// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version, ssl-early-data, proxy-redirect-to).
+// that the table leaves out (global-auth-always-set-cookie, proxy-max-temp-file-size, proxy-http-version, ssl-early-data, proxy-redirect-to, disable-stream-access-log).
 // Portico implements a part of
 // them (parseGlobalSettings.ts); this list is the whole contract, which
 // docs/compatibility.md measures Portico against (tools/compatibility.ts).
@@ -30,9 +30,6 @@ const NO_LONGER_READ = 'documented, but ingress-nginx v1.15.1 itself no longer r
 const HTTP2_HEADER_LIMITS_OBSOLETE =
   'obsolete since nginx 1.19.7 (nginx 1.22 ignores the directive with a warning): large-client-header-buffers limits HTTP/2 headers too';
 
-/** Keys of nginx's stream block, which Portico renders only once TCP/UDP services arrive. */
-const STREAM_ONLY = 'parsed and validated; takes effect with the stream block of TCP/UDP services (not rendered yet)';
-
 export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] = [
   { key: 'add-headers', type: 'string', default: '' },
   { key: 'allow-backend-server-header', type: 'bool', default: 'false' },
@@ -49,7 +46,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     note: "unset, Portico's own logs/access.log in its nginx prefix",
   },
   { key: 'http-access-log-path', type: 'string', default: '' },
-  { key: 'stream-access-log-path', type: 'string', default: '', note: STREAM_ONLY },
+  { key: 'stream-access-log-path', type: 'string', default: '' },
   { key: 'enable-access-log-for-default-backend', type: 'bool', default: 'false' },
   {
     key: 'error-log-path',
@@ -126,7 +123,6 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
     key: 'log-format-stream',
     type: 'string',
     default: '[$remote_addr] [$time_local] $protocol $status $bytes_sent $bytes_received $session_time',
-    note: STREAM_ONLY,
   },
   { key: 'enable-multi-accept', type: 'bool', default: 'true' },
   { key: 'max-worker-connections', type: 'int', default: '16384' },
@@ -255,7 +251,7 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   { key: 'main-snippet', type: 'string', default: '' },
   { key: 'http-snippet', type: 'string', default: '' },
   { key: 'server-snippet', type: 'string', default: '' },
-  { key: 'stream-snippet', type: 'string', default: '', note: STREAM_ONLY },
+  { key: 'stream-snippet', type: 'string', default: '' },
   { key: 'location-snippet', type: 'string', default: '' },
   { key: 'custom-http-errors', type: '[]int', default: '' },
   { key: 'proxy-body-size', type: 'string', default: '1m' },
@@ -331,6 +327,13 @@ export const INGRESS_NGINX_CONFIGMAP_KEYS: readonly IngressNginxConfigMapKey[] =
   },
   { key: 'proxy-http-version', type: 'string', default: '1.1', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
   { key: 'proxy-redirect-to', type: 'string', default: 'off', note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)' },
+  // Read by config.go and the template's stream block (with disable-access-log), not in configmap.md.
+  {
+    key: 'disable-stream-access-log',
+    type: 'bool',
+    default: 'false',
+    note: 'not in configmap.md, but read by ingress-nginx v1.15.1 (config.go)',
+  },
 ];
 
 const KEY_BY_NAME: ReadonlyMap<string, IngressNginxConfigMapKey> = new Map(INGRESS_NGINX_CONFIGMAP_KEYS.map((key) => [key.key, key]));

@@ -169,9 +169,16 @@ export function isKnownLogVariable(name: string): boolean {
  */
 export const parseLogFormat: ValueParser<string> = logFormatParser(isKnownLogVariable);
 
+/** The renderer's longest argument (MAX_TOKEN_BYTES in dataplane/nginx/render/arguments.ts; nginx's own limit is 4096). */
+const MAX_LOG_FORMAT_TOKEN_BYTES = 4000;
+
 /** A log format parser for a context whose variables are those `isKnown` accepts (the http block's, or the stream block's). */
 export function logFormatParser(isKnown: (name: string) => boolean): ValueParser<string> {
   return (text) => {
+    // Quoted, with `"` and line breaks escaped, it must fit one argument (the renderer refuses a longer one).
+    if (Buffer.byteLength(text) + (text.match(/["\n\r\t]/g)?.length ?? 0) + 2 > MAX_LOG_FORMAT_TOKEN_BYTES) {
+      return { ok: false, expected: `an nginx log format of at most ${MAX_LOG_FORMAT_TOKEN_BYTES - 2} bytes once quoted` };
+    }
     const syntax = /^(?:[^$'\\]|\$(?:[A-Za-z0-9_]+|\{[A-Za-z0-9_]+\}))+$/;
     if (!syntax.test(text)) {
       return {

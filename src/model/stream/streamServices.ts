@@ -12,7 +12,7 @@ import { endpointsForService, type EndpointPolicy, type ServiceLookup } from '..
 import { refuseSelfEndpoints, type EndpointGuard } from '../selfAddress.js';
 import { quoteValue } from '../settings/valueSyntax.js';
 import { parseStreamEntry, streamUpstreamName, type StreamServiceEntry } from './streamServiceEntry.js';
-import { NO_STREAM, type StreamConfiguration, type StreamProtocol, type StreamService } from './streamTypes.js';
+import type { StreamProtocol, StreamService } from './streamTypes.js';
 
 /** The ConfigMaps the flags name (`namespace/name`); unset: no services of that protocol. */
 export interface StreamServiceSources {
@@ -145,14 +145,12 @@ function parseConfigMap(
   return [...byPort.values()];
 }
 
-/** The configuration's `stream` when the flags name a ConfigMap and an entry is served; nothing otherwise (no stream block). */
-export function streamServicesPart(
+/** The services the flags' ConfigMaps serve; none without those flags. */
+export function streamServicesOf(
   sources: StreamServiceSources | undefined,
   lookup: StreamServicesInput['lookup'],
   policy: EndpointPolicy,
   problems: ConfigMapProblem[],
-): { stream?: StreamConfiguration } {
-  if (!sources) return {};
-  const services = buildStreamServices({ sources, lookup, policy }, problems);
-  return services.length > 0 ? { stream: { ...NO_STREAM, services } } : {};
+): StreamService[] {
+  return sources ? buildStreamServices({ sources, lookup, policy }, problems) : [];
 }

@@ -36,6 +36,12 @@ export interface PassthroughHost {
   ingress: IngressRef;
 }
 
+/** One Ingress's `stream-snippet`, with that Ingress: a snippet nginx refuses is traced to it. */
+export interface IngressStreamSnippet {
+  ingress: IngressRef;
+  snippet: string;
+}
+
 export interface StreamConfiguration {
   /** By protocol, then port. */
   services: StreamService[];
@@ -43,8 +49,8 @@ export interface StreamConfiguration {
   sslPassthrough: boolean;
   /** By hostname. */
   passthroughHosts: PassthroughHost[];
-  /** `stream-snippet` annotations of served Ingresses, oldest Ingress first (only with allow-snippet-annotations). */
-  snippets: string[];
+  /** `stream-snippet` annotations of served Ingresses, oldest Ingress first (only with allow-snippet-annotations; streamSnippets.ts). */
+  snippets: IngressStreamSnippet[];
 }
 
 export const NO_STREAM: StreamConfiguration = { services: [], sslPassthrough: false, passthroughHosts: [], snippets: [] };

@@ -42,11 +42,13 @@ test('an admitted server-snippet is kept as written, for the host to choose', ()
   assert.equal('serverSnippet' in accepted({}, SNIPPETS_ADMITTED).value.location, false);
 });
 
-test('an admitted stream-snippet is ignored with a warning: not implemented yet', () => {
-  const { warnings } = accepted({ 'stream-snippet': SNIPPET }, SNIPPETS_ADMITTED);
-  assert.deepEqual(warnings, [
-    `annotation ${PREFIX}/stream-snippet: ` + 'admitted by the ConfigMap, but this snippet annotation is not implemented yet; ignored',
-  ]);
+test('an admitted stream-snippet is kept as written for the stream block, not in the locations', () => {
+  const { value, warnings } = accepted({ 'stream-snippet': ` ${SNIPPET} ` }, SNIPPETS_ADMITTED);
+  assert.equal(value.streamSnippet, SNIPPET);
+  assert.equal(value.location.serverSnippet, undefined);
+  assert.equal(value.location.configurationSnippet, undefined);
+  assert.deepEqual(warnings, []);
+  assert.equal('streamSnippet' in accepted({}, SNIPPETS_ADMITTED).value, false);
 });
 
 test('admitted snippets written verbatim may span lines (YAML blocks, as in ingress-nginx), with tabs', () => {
@@ -56,11 +58,14 @@ test('admitted snippets written verbatim may span lines (YAML blocks, as in ingr
     accepted({ 'server-snippet': 'deny all;\r\nallow all;' }, SNIPPETS_ADMITTED).value.location.serverSnippet,
     'deny all;\r\nallow all;',
   );
+  const server = 'server {\n\tlisten 127.0.0.1:9000;\n\treturn "x";\n}';
+  assert.equal(accepted({ 'stream-snippet': server }, SNIPPETS_ADMITTED).value.streamSnippet, server);
 });
 
 test('admitted snippets still get the value checks', () => {
   assertRefusedWith({ 'configuration-snippet': 'deny all;\u0000allow all;' }, ['control character'], SNIPPETS_ADMITTED);
   assertRefusedWith({ 'server-snippet': 'deny all;\u001b[2Jallow all;' }, ['control character'], SNIPPETS_ADMITTED);
+  assertRefusedWith({ 'stream-snippet': 'server {}\u0000' }, ['control character'], SNIPPETS_ADMITTED);
   // modsecurity_rules takes the snippet as one quoted argument: one line only.
   assertRefusedWith({ 'modsecurity-snippet': 'SecRuleEngine On\nSecAuditEngine On' }, ['control character'], SNIPPETS_ADMITTED);
   // Line breaks are a snippet's alone.

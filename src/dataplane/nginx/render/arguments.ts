@@ -163,6 +163,8 @@ const KEYWORDS = [
   // The catch-all server's location for hosts nginx.conf does not have yet (lua/portico/routes.lua).
   '@portico_pending',
   'upstreaminfo',
+  // The stream block's log format (renderStream.ts), ingress-nginx's name.
+  'log_stream',
   // External auth's response cache (renderExternalAuth.ts), ingress-nginx's sizes.
   'levels=1:2',
   'keys_zone=portico_auth_cache:10m',

@@ -1,8 +1,8 @@
 // The ConfigMap's snippets: raw nginx configuration for the main context
 // (main-snippet), the http block (http-snippet), every server (server-snippet),
 // every location (location-snippet), ModSecurity's rules of the http block
-// (modsecurity-snippet) and the stream block (stream-snippet, kept until
-// Portico renders a stream block). ingress-nginx writes them whatever
+// (modsecurity-snippet) and the stream block (stream-snippet, at its end,
+// which it alone may bring into being). ingress-nginx writes them whatever
 // allow-snippet-annotations says; Portico writes them only when it is "true"
 // ("snippets stay off unless an administrator turns them on"), but not subject
 // to annotations-risk-level, which is about who may edit an Ingress, while the
@@ -21,7 +21,7 @@ export interface GlobalSnippetSettings {
   locationSnippet: string | undefined;
   /** modsecurity-snippet: replaces Portico's modsecurity.conf in the http block (with enable-modsecurity) */
   modsecuritySnippet: string | undefined;
-  /** stream-snippet: parsed; no stream block is rendered yet */
+  /** stream-snippet: at the end of the stream block (renderStream.ts), after the Ingresses' stream-snippet annotations */
   streamSnippet: string | undefined;
 }
 

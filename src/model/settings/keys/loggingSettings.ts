@@ -15,10 +15,12 @@ export interface LoggingSettings {
   accessLogPath: string | undefined;
   /** http-access-log-path: the http block's access log, instead of access-log-path. */
   httpAccessLogPath: string | undefined;
-  /** stream-access-log-path: for the stream block, which Portico does not render yet (TCP/UDP services). */
+  /** stream-access-log-path: the stream block's access log, instead of access-log-path. */
   streamAccessLogPath: string | undefined;
-  /** log-format-stream: the stream block's log_format (not rendered yet, as stream-access-log-path). */
+  /** log-format-stream: the stream block's log_format (`log_stream`; no escape= there, as ingress-nginx). */
   logFormatStream: string;
+  /** disable-stream-access-log: the stream block's access log off (config.go reads it; configmap.md leaves it out). */
+  disableStreamAccessLog: boolean;
   /** error-log-path: undefined is Portico's own file in its nginx prefix (logs/error.log), where ingress-nginx has /var/log/nginx/error.log. */
   errorLogPath: string | undefined;
   /** access-log-params: after the format on the access_log line (not with syslog, as ingress-nginx). */
@@ -50,6 +52,7 @@ export const LOGGING_DEFAULTS: LoggingSettings = {
   httpAccessLogPath: undefined,
   streamAccessLogPath: undefined,
   logFormatStream: DEFAULT_LOG_FORMAT_STREAM,
+  disableStreamAccessLog: false,
   errorLogPath: undefined,
   accessLogParams: [],
   logFormatEscapeNone: false,
@@ -100,7 +103,7 @@ const parseRequestTarget = patternParser(
   `a request target starting with "/", of printable ASCII, at most ${MAX_SKIPPED_URL_LENGTH} characters`,
 );
 
-/** The variables of nginx's stream modules (core, upstream, realip, ssl_preread, ssl, map/geo of their own), for log-format-stream. */
+/** The variables of nginx's stream modules (core, upstream, realip, ssl_preread, ssl), and ingress-nginx's $proxy_upstream_name, for log-format-stream. */
 const STREAM_VARIABLES = new Set([
   'binary_remote_addr',
   'bytes_received',
@@ -111,6 +114,8 @@ const STREAM_VARIABLES = new Set([
   'nginx_version',
   'pid',
   'protocol',
+  // ingress-nginx's own: the TCP/UDP service's upstream name (renderStream.ts defines it for every server).
+  'proxy_upstream_name',
   'proxy_protocol_addr',
   'proxy_protocol_port',
   'proxy_protocol_server_addr',
@@ -143,6 +148,7 @@ export const LOGGING_SPECS: SpecTable<LoggingSettings> = {
   httpAccessLogPath: { key: 'http-access-log-path', parse: unlessEmpty(parseLogFilePath) },
   streamAccessLogPath: { key: 'stream-access-log-path', parse: unlessEmpty(parseLogFilePath) },
   logFormatStream: { key: 'log-format-stream', parse: logFormatParser(isStreamVariable) },
+  disableStreamAccessLog: { key: 'disable-stream-access-log', parse: parseBoolean },
   errorLogPath: { key: 'error-log-path', parse: unlessEmpty(parseErrorLogPath) },
   accessLogParams: { key: 'access-log-params', parse: parseAccessLogParameters },
   logFormatEscapeNone: { key: 'log-format-escape-none', parse: parseBoolean },

@@ -49,7 +49,7 @@ describe('logging keys rendered', () => {
     assert.deepEqual(argsOf(both.http, 'access_log'), [['/dev/stdout', 'upstreaminfo', 'buffer=16k', 'flush=1m', 'gzip=4']]);
     assert.ok(
       !renderNginxConf(withKeys({ 'stream-access-log-path': '/tmp/nginx/stream.log' }), context).includes('stream.log'),
-      'no stream block yet',
+      'no stream block while nothing asks for one',
     );
   });
 
