@@ -16,6 +16,7 @@ export function endpointPolicyFromFlags(flags: Flags, monitorPort: number | unde
   if (flags.validatingWebhook) ports.push(parseListenAddress(flags.validatingWebhook).port);
   if (monitorPort !== undefined) ports.push(monitorPort);
   if (flags.profiling) ports.push(flags.profilerPort);
+  if (flags.enableSslPassthrough) ports.push(flags.sslPassthroughProxyPort);
   const interfaces = new InterfaceAddresses();
   return {
     guard: {

@@ -45,6 +45,8 @@ export interface SyncLoopOptions {
   defaultSslCertificate?: string;
   /** Portico's own addresses and ports (never a backend), and `--disable-svc-external-name`. */
   endpoints: EndpointPolicy;
+  /** `--enable-ssl-passthrough`. */
+  sslPassthrough?: boolean;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
   /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
@@ -177,6 +179,7 @@ export class SyncLoop {
       defaultBackendService: this.options.defaultBackendService,
       defaultSslCertificate: this.options.defaultSslCertificate,
       endpoints: this.options.endpoints,
+      sslPassthrough: this.options.sslPassthrough,
     };
     const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {

@@ -163,6 +163,8 @@ export class NginxDataPlane implements DataPlane {
         secretFiles: layout.secretFileDir,
         noEndpointsSocket: layout.noEndpointsSocket,
         configurationSocket: layout.configurationSocket,
+        passthroughSocket: layout.passthroughSocket,
+        passthroughClosedSocket: layout.passthroughClosedSocket,
       },
     });
     const rendered = renderTracedNginxConf(configuration, context);

@@ -20,6 +20,8 @@ import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import { finalizeLocations, type DraftLocation } from './locations.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { SecretFileSet } from './secretFiles.js';
+import { sslPassthroughParts } from './stream/passthroughHosts.js';
+import { NO_STREAM } from './stream/streamTypes.js';
 import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
@@ -43,6 +45,8 @@ export interface ModelInput {
   defaultSslCertificate?: string;
   /** Portico's own addresses and ports, and whether ExternalName Services are allowed. */
   endpoints: EndpointPolicy;
+  /** `--enable-ssl-passthrough`: hosts with the ssl-passthrough annotation go by SNI to their backends (stream/passthroughHosts.ts). */
+  sslPassthrough?: boolean;
 }
 
 export interface ModelResult {
@@ -155,11 +159,12 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     }));
   const named = withHostAliases(finished, ordered, certificates, problems);
   const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
+  const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
 
   return {
     configuration: {
       servers: named,
-      backends: scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered)),
+      backends: finishedBackends,
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),
       tlsFiles,
@@ -167,6 +172,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       defaultBackend,
       settings: input.settings,
       ...resolveGlobalHeaders(input.settings, (key) => input.lookup.configMap(key), warnings),
+      stream: { ...NO_STREAM, ...sslPassthroughParts(input.sslPassthrough === true, ordered, named, finishedBackends, problems) },
     },
     problems,
     warnings,
