@@ -5,13 +5,14 @@
 // certificate), while a normal TLS Ingress on the same HTTPS port keeps
 // Portico's live certificate and the client's address; an unknown SNI gets the
 // default server; plain HTTP to the passthrough host redirects as ingress-nginx;
-// an endpoint change of the passthrough host under load fails no connection.
+// an endpoint change of the passthrough host under load fails no connection;
+// and the client address with use-proxy-protocol and use-forwarded-headers.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Socket } from 'node:net';
+import { connect as connectTcp, Socket } from 'node:net';
 import { connect, type PeerCertificate } from 'node:tls';
 import type { V1IngressRule } from '@kubernetes/client-node';
 import {
@@ -25,14 +26,18 @@ import {
   startE2eCluster,
   type E2eCluster,
 } from '../support/e2eCluster.js';
+import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 import { freeLoopbackPorts } from '../support/freePort.js';
-import { httpGet } from '../support/httpGet.js';
+import { echoed, httpGet } from '../support/httpGet.js';
+import { putSettings, SETTINGS_CONFIGMAP } from '../support/settingsCluster.js';
 import type { EchoBackend } from '../support/testNetwork.js';
 import { applyTlsSecret, selfSignedCertificate, type TestCertificate } from '../support/tlsSecrets.js';
 
 const PASSTHROUGH_HOST = 'vault.passthrough.test';
 const TERMINATED_HOST = 'web.passthrough.test';
+/** Plain HTTP only (no spec.tls, so no redirect): what plain HTTP's client address is checked on. */
+const PLAIN_HOST = 'plain.passthrough.test';
 const FAKE_CERTIFICATE_CN = 'Kubernetes Ingress Controller Fake Certificate';
 const SSL_PASSTHROUGH = { 'nginx.ingress.kubernetes.io/ssl-passthrough': 'true' };
 const UNTIL_SERVED = { timeoutMs: 30_000 };
@@ -62,7 +67,14 @@ function rootRule(host: string, service: string): V1IngressRule {
 
 before(async () => {
   const [proxyPort = 0] = await freeLoopbackPorts(1);
-  cluster = await startE2eCluster('passthrough', ['--enable-ssl-passthrough', `--ssl-passthrough-proxy-port=${proxyPort}`]);
+  // A global ConfigMap (empty: every key at its default) for the client-address tests at the end.
+  const plane = await sharedControlPlane();
+  const namespace = await createTestNamespace(plane.adminKubeconfig, 'passthrough');
+  const settings = ['--configmap', `${namespace}/${SETTINGS_CONFIGMAP}`];
+  cluster = await startE2eCluster('passthrough', [...settings, '--enable-ssl-passthrough', `--ssl-passthrough-proxy-port=${proxyPort}`], {
+    namespace,
+  });
+  await cluster.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: SETTINGS_CONFIGMAP }, data: {} } });
   certificateDir = await mkdtemp(join(tmpdir(), 'portico-passthrough-'));
   backendCertificate = await selfSignedCertificate([PASSTHROUGH_HOST]);
   await writeFile(join(certificateDir, 'tls.crt'), backendCertificate.certificatePem);
@@ -81,6 +93,7 @@ before(async () => {
     cluster,
     ingress(cluster, 'web', { tls: [{ hosts: [TERMINATED_HOST], secretName: 'web-tls' }], rules: [rootRule(TERMINATED_HOST, 'web')] }),
   );
+  await applyIngress(cluster, ingress(cluster, 'plain', { rules: [rootRule(PLAIN_HOST, 'web')] }));
 });
 after(async () => {
   await cluster?.close();
@@ -100,17 +113,24 @@ interface TlsExchange {
  * handshake with `servername` as SNI (none when undefined), one HTTP/1.1
  * request, its whole answer. Bounded by a timeout.
  */
-function tlsExchange(servername: string | undefined, host = servername ?? 'unknown', path = '/'): Promise<TlsExchange> {
+function tlsExchange(
+  servername: string | undefined,
+  host = servername ?? 'unknown',
+  path = '/',
+  { proxyHeader, headers = {} }: { proxyHeader?: string; headers?: Record<string, string> } = {},
+): Promise<TlsExchange> {
   const address = cluster.network.hostAddress;
   return new Promise((resolve, reject) => {
     // node:tls has no localAddress: the TCP socket is bound first, then TLS runs over it.
     const tcp = new Socket();
     tcp.connect({ host: address, port: cluster.portico.ports.https, localAddress: address });
+    if (proxyHeader !== undefined) tcp.write(proxyHeader);
     const socket = connect({ socket: tcp, servername: servername ?? '', rejectUnauthorized: false });
     socket.setTimeout(5000, () => socket.destroy(new Error(`TLS exchange with ${host} timed out`)));
     const chunks: Buffer[] = [];
     socket.once('secureConnect', () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra.join('')}Connection: close\r\n\r\n`);
     });
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.once('error', reject);
@@ -230,5 +250,66 @@ describe('an endpoint change of the passthrough host', () => {
     }
     assert.deepEqual(failures, []);
     assert.ok(started >= LOAD_CONNECTIONS && started <= MAX_LOAD_CONNECTIONS, String(started));
+  });
+});
+
+/** A plain HTTP request on one connection from the test network's host address, after `proxyHeader` when given: the echo's request headers. */
+function plainHttpHeaders(headers: Record<string, string>, proxyHeader = ''): Promise<Record<string, string>> {
+  const address = cluster.network.hostAddress;
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp({ host: address, port: cluster.portico.ports.http, localAddress: address });
+    socket.setTimeout(5000, () => socket.destroy(new Error('plain HTTP request timed out')));
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`${proxyHeader}GET / HTTP/1.1\r\nHost: ${PLAIN_HOST}\r\n${extra.join('')}Connection: close\r\n\r\n`);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      const [head = '', body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n', 2);
+      try {
+        assert.match(head, /^HTTP\/1\.[01] 200 /, head);
+        resolve(echoed({ status: 200, headers: {}, body, certificate: undefined }).headers);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+describe('the client address with the ConfigMap keys (each combination is also in renderSslPassthrough.test.ts)', () => {
+  test("use-proxy-protocol: the HTTPS port reads the load balancer's PROXY header; terminated hosts see its client, passthrough still works", async () => {
+    await putSettings(cluster, { 'use-proxy-protocol': 'true' });
+    const proxyHeader = (client: string, port: number): string => `PROXY TCP4 ${client} ${cluster.network.hostAddress} 40000 ${port}\r\n`;
+    await eventually(async () => {
+      const terminated = await tlsExchange(TERMINATED_HOST, TERMINATED_HOST, '/', { proxyHeader: proxyHeader('203.0.113.7', 443) });
+      assert.equal(terminated.certificate.fingerprint256, terminatedCertificate.fingerprint256);
+      assert.equal(echoJson(terminated).headers['x-forwarded-for'], '203.0.113.7');
+      assert.equal(echoJson(terminated).headers['x-real-ip'], '203.0.113.7');
+      const passed = await tlsExchange(PASSTHROUGH_HOST, PASSTHROUGH_HOST, '/', { proxyHeader: proxyHeader('203.0.113.8', 443) });
+      assert.equal(passed.certificate.fingerprint256, backendCertificate.fingerprint256);
+      assert.equal(echoJson(passed).service, 'vault');
+      // Plain HTTP as without passthrough: its own PROXY header.
+      assert.equal((await plainHttpHeaders({}, proxyHeader('198.51.100.9', 80)))['x-forwarded-for'], '198.51.100.9');
+    }, UNTIL_SERVED);
+  });
+
+  test('use-forwarded-headers: X-Forwarded-For is believed from proxy-real-ip-cidr only, over HTTPS as over plain HTTP', async () => {
+    const client = cluster.network.hostAddress;
+    const forwarded = { 'X-Forwarded-For': '192.0.2.44' };
+    const terminatedHeaders = async () =>
+      echoJson(await tlsExchange(TERMINATED_HOST, TERMINATED_HOST, '/', { headers: forwarded })).headers;
+    await putSettings(cluster, { 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': `${client}/32` });
+    await eventually(async () => {
+      assert.equal((await terminatedHeaders())['x-forwarded-for'], '192.0.2.44');
+      assert.equal((await plainHttpHeaders(forwarded))['x-forwarded-for'], '192.0.2.44');
+    }, UNTIL_SERVED);
+    // The client is no trusted proxy now: its header is not believed, though the hop (127.0.0.1) is trusted for its PROXY header.
+    await putSettings(cluster, { 'use-forwarded-headers': 'true', 'proxy-real-ip-cidr': '10.0.0.0/8' });
+    await eventually(async () => {
+      const headers = await terminatedHeaders();
+      assert.equal(headers['x-forwarded-for'], client);
+      assert.equal(headers['x-real-ip'], client);
+      assert.equal((await plainHttpHeaders(forwarded))['x-forwarded-for'], client);
+    }, UNTIL_SERVED);
   });
 });
