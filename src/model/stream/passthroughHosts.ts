@@ -5,6 +5,7 @@
 // not passed through (a warning on their Ingress), and its plain-HTTP server
 // stays as it is (redirects to HTTPS included). Without the flag the
 // annotation only warns: the host is served with TLS terminated.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AcceptedIngress } from '../buildConfiguration.js';
 import { CATCH_ALL, ingressRef, ruleHost, sameIngress } from '../ingressRules.js';
@@ -86,12 +87,17 @@ function hostsAsking(ingresses: readonly AcceptedIngress[]): Map<string, Ingress
   return asking;
 }
 
+/** A hostname an upstream name can show as it is: DNS labels, a wildcard's `*.` first. */
+const READABLE_HOSTNAME = /^(\*\.)?[a-z0-9]([a-z0-9.-]{0,200}[a-z0-9])?$/;
+
 /**
- * The stream upstream of a host: one per hostname (DNS labels, and `*` of a
- * wildcard, which an upstream name cannot hold, becomes `_`, which no hostname has).
+ * The stream upstream of a host, one per hostname: the hostname itself (a
+ * wildcard's `*`, which an upstream name cannot hold, as `_`, which no such
+ * hostname has), or a digest of any other name, so that no hostname makes an invalid upstream name.
  */
 export function passthroughUpstreamName(hostname: string): string {
-  return `passthrough-${hostname.replace('*', '_')}`;
+  if (READABLE_HOSTNAME.test(hostname)) return `passthrough-${hostname.replace('*', '_')}`;
+  return `passthrough-${createHash('sha256').update(hostname).digest('hex').slice(0, 16)}`;
 }
 
 /** nginx's stream upstreams take IP literals only: an ExternalName's DNS name is left out, with a warning. */
