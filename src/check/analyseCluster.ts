@@ -43,6 +43,7 @@ export function analyseCluster(input: CheckInput): CheckReport {
     defaultBackendService: flags.defaultBackendService || undefined,
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     endpoints: endpointPolicyFromFlags(flags, undefined),
+    sslPassthrough: flags.enableSslPassthrough,
   });
 
   const refused = new Map(acceptance.refused.map((refusal) => [refusal.ingress, refusal.errors]));

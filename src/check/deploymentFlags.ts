@@ -46,8 +46,6 @@ export function flagFindings(argv: readonly string[]): FlagFinding[] {
       // At its default value (no warning at start) such a flag asks for nothing Portico does not do.
       if (parsed.warnings.length > 0)
         findings.push({ argument: written, kind: 'cannot-apply', reason: `${definition.cannotApply}; Portico says so at start` });
-    } else if (!definition.implemented) {
-      findings.push({ argument: written, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' });
     }
   }
   return findings;

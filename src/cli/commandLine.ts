@@ -90,16 +90,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLineResult {
     kind: 'run',
     flags,
     explicitlySet,
-    warnings: [...unimplementedFlagWarnings(explicitlySet), ...cannotApplyWarnings(flags, explicitlySet)],
+    warnings: cannotApplyWarnings(flags, explicitlySet),
     positionalArguments: program.args,
   };
-}
-
-function unimplementedFlagWarnings(explicitlySet: ReadonlySet<FlagName>): string[] {
-  const ignored = FLAG_DEFINITIONS.filter(
-    (d: FlagDefinition) => !d.implemented && d.cannotApply === undefined && explicitlySet.has(d.name as FlagName),
-  ).map((d) => `--${d.name}`);
-  return ignored.length === 0 ? [] : [`flags accepted but not implemented yet (ignored): ${ignored.join(', ')}`];
 }
 
 /** A flag given a value other than its default whose ingress-nginx meaning cannot apply: one warning each, naming it and why. */
@@ -174,11 +167,9 @@ function commanderOption(definition: FlagDefinition): Option {
   const names = definition.name.length === 1 ? `-${definition.name}, --${definition.name}` : `--${definition.name}`;
   // Booleans always arrive as `--flag=value` (see toCommanderSyntax), so their value is optional.
   const placeholder = definition.kind === 'bool' ? '[bool]' : `<${definition.kind}>`;
-  const notes = [
-    defaultNote(definition),
-    definition.implemented || definition.cannotApply !== undefined ? '' : ' [not implemented yet]',
-    definition.cannotApply === undefined ? '' : ` [cannot apply: ${definition.cannotApply}]`,
-  ].join('');
+  const notes = [defaultNote(definition), definition.cannotApply === undefined ? '' : ` [cannot apply: ${definition.cannotApply}]`].join(
+    '',
+  );
   return new Option(`${names} ${placeholder}`, `${definition.description}${notes}`).argParser(
     (text: string, previous: FlagValue | undefined) => parseFlagValue(definition, text, previous),
   );

@@ -146,7 +146,13 @@ async function run(argv: readonly string[]): Promise<number> {
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
-    ports: { http: flags.httpPort, https: flags.httpsPort, defaultServer: flags.defaultServerPort, status: flags.statusPort },
+    ports: {
+      http: flags.httpPort,
+      https: flags.httpsPort,
+      defaultServer: flags.defaultServerPort,
+      status: flags.statusPort,
+      sslPassthroughProxy: flags.sslPassthroughProxyPort,
+    },
     liveUpdateRetries: flags.dynamicConfigurationRetries,
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
@@ -164,6 +170,7 @@ async function run(argv: readonly string[]): Promise<number> {
     defaultSslCertificate: flags.defaultSslCertificate || undefined,
     endpoints,
     streamServices: { tcpConfigMap: flags.tcpServicesConfigmap || undefined, udpConfigMap: flags.udpServicesConfigmap || undefined },
+    sslPassthrough: flags.enableSslPassthrough,
     syncRateLimit: flags.syncRateLimit,
     syncEvents: !flags.disableSyncEvents,
     onServed: (ingresses) => status?.setServed(ingresses),

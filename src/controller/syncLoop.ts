@@ -49,6 +49,8 @@ export interface SyncLoopOptions {
   endpoints: EndpointPolicy;
   /** `--tcp-services-configmap`, `--udp-services-configmap`. */
   streamServices?: StreamServiceSources;
+  /** `--enable-ssl-passthrough`. */
+  sslPassthrough?: boolean;
   /** `--sync-rate-limit`: full syncs per second at most. */
   syncRateLimit: number;
   /** Told the Ingresses (`namespace/name`) nginx serves, whenever that set may have changed. */
@@ -186,6 +188,7 @@ export class SyncLoop {
       defaultSslCertificate: this.options.defaultSslCertificate,
       endpoints: this.options.endpoints,
       streamServices: this.options.streamServices,
+      sslPassthrough: this.options.sslPassthrough,
     };
     const result = buildConfiguration(this.lastInput);
     for (const problem of result.problems) {

@@ -43,7 +43,8 @@ export interface NginxDataPlaneOptions {
   /** The directory Portico's nginx runs in. */
   prefix: string;
   logger: Logger;
-  ports: ListenPorts;
+  /** The SSL passthrough proxy port may be left out: --ssl-passthrough-proxy-port's default then. */
+  ports: Omit<ListenPorts, 'sslPassthroughProxy'> & Partial<Pick<ListenPorts, 'sslPassthroughProxy'>>;
   /** Addresses the public servers bind; empty = bind-address's, or every IPv4 (and IPv6) address. */
   listenAddresses?: readonly string[];
   /** Whether the host has IPv6 (default: hostHasIpv6()). */
@@ -163,6 +164,8 @@ export class NginxDataPlane implements DataPlane {
         secretFiles: layout.secretFileDir,
         noEndpointsSocket: layout.noEndpointsSocket,
         configurationSocket: layout.configurationSocket,
+        passthroughSocket: layout.passthroughSocket,
+        passthroughClosedSocket: layout.passthroughClosedSocket,
       },
     });
     const rendered = renderTracedNginxConf(configuration, context);

@@ -23,6 +23,7 @@ import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } fr
 import { SecretFileSet } from './secretFiles.js';
 import { streamConfiguration } from './stream/streamConfiguration.js';
 import { ingressStreamSnippets } from './stream/streamSnippets.js';
+import { sslPassthroughParts } from './stream/passthroughHosts.js';
 import { tlsSettingsFiles } from './tlsSettingsFiles.js';
 import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Certificate, Configuration, IngressAnnotations, IngressProblem, IngressRef, LocationAnnotations, Server } from './types.js';
@@ -48,6 +49,8 @@ export interface ModelInput {
   endpoints: EndpointPolicy;
   /** `--tcp-services-configmap`, `--udp-services-configmap`. */
   streamServices?: StreamServiceSources;
+  /** `--enable-ssl-passthrough`: hosts with the ssl-passthrough annotation go by SNI to their backends (stream/passthroughHosts.ts). */
+  sslPassthrough?: boolean;
 }
 
 export interface ModelResult {
@@ -163,11 +166,12 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     }));
   const named = withHostAliases(finished, ordered, certificates, problems);
   const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
+  const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
 
   return {
     configuration: {
       servers: named,
-      backends: scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered)),
+      backends: finishedBackends,
       certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
       secretFiles: secretFiles.list(),
       tlsFiles,
@@ -178,6 +182,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       ...streamConfiguration({
         services: streamServicesOf(input.streamServices, input.lookup, input.endpoints, configMapProblems),
         snippets: ingressStreamSnippets(ordered),
+        ...sslPassthroughParts(input.sslPassthrough === true, ordered, named, finishedBackends, problems),
       }),
     },
     problems,

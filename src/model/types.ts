@@ -124,6 +124,8 @@ export interface LocationAnnotations {
   fromToWwwRedirect?: true;
   /** `mirror-target` and its group: a copy of every request goes there (mirrorAnnotations.ts). */
   mirror?: Mirror;
+  /** `ssl-passthrough: "true"`: the host's TLS goes by SNI to its `/` backend (stream/passthroughHosts.ts), with --enable-ssl-passthrough. */
+  sslPassthrough?: true;
 }
 
 /** nginx's ssl_verify_client modes, as ingress-nginx's auth-tls-verify-client. */

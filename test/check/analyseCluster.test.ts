@@ -180,7 +180,6 @@ test('refused, ignored and foreign Ingresses, refused and ignored ConfigMap keys
       name: 'ingress-nginx/ingress-nginx-controller',
       container: 'controller',
       flags: [
-        { argument: '--enable-ssl-passthrough', kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
         {
           argument: '--maxmind-license-key=secret',
           kind: 'cannot-apply',

@@ -127,6 +127,7 @@ describe('flag table', () => {
       'election-ttl',
       'enable-annotation-validation',
       'enable-metrics',
+      'enable-ssl-passthrough',
       'enable-topology-aware-routing',
       'exclude-socket-metrics',
       'health-check-path',
@@ -155,6 +156,7 @@ describe('flag table', () => {
       'report-status-classes',
       'shutdown-grace-period',
       'size-buckets',
+      'ssl-passthrough-proxy-port',
       'status-port',
       'status-update-interval',
       'sync-period',
@@ -378,11 +380,17 @@ describe('explicitly set flags and warnings', () => {
     assert.equal(parsed.flags.manifests, './m');
   });
 
-  it('name, in one warning, exactly the unimplemented flags that were passed', () => {
-    const parsed = run(['--enable-ssl-passthrough', '--watch-namespace=a', '-v=2', '--tcp-services-configmap', 'a/b']);
-    assert.deepEqual(parsed.warnings, [
-      'flags accepted but not implemented yet (ignored): --tcp-services-configmap, --enable-ssl-passthrough',
+  it('none for a flag accepted but ignored: every flag is implemented or says why it cannot apply', () => {
+    const parsed = run([
+      '--enable-ssl-passthrough',
+      '--watch-namespace=a',
+      '--stream-port=10247',
+      '-v=2',
+      '--tcp-services-configmap',
+      'a/b',
     ]);
+    assert.deepEqual(parsed.warnings, []);
+    for (const definition of FLAG_DEFINITIONS) assert.ok(definition.implemented || definition.cannotApply, definition.name);
   });
 
   it('are empty when only implemented flags are passed', () => {

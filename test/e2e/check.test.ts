@@ -272,7 +272,6 @@ function expectedReport(): CheckReport {
       name: `${namespace}/ingress-nginx-controller`,
       container: 'controller',
       flags: [
-        { argument: '--enable-ssl-passthrough', kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
         {
           argument: '--maxmind-license-key=secret',
           kind: 'cannot-apply',

@@ -24,13 +24,11 @@ test(`${COMPATIBILITY_FILE} is what the registries render`, () => {
 
 const definition = (name: string): AnnotationDefinition<unknown> => ({ name, risk: 'Low', parse: (text) => ({ ok: true, value: text }) });
 
-const flag = (name: string, implemented: boolean, description = 'A flag.'): FlagDefinition => ({
-  name,
-  kind: 'string',
-  default: '',
-  implemented,
-  description,
-});
+/** Implemented, or with the reason its meaning cannot apply. */
+const flag = (name: string, cannotApply: string | undefined, description = 'A flag.'): FlagDefinition =>
+  cannotApply === undefined
+    ? { name, kind: 'string', default: '', implemented: true, description }
+    : { name, kind: 'string', default: '', implemented: false, cannotApply, description };
 
 function sources(overrides: Partial<CompatibilitySources> = {}): CompatibilitySources {
   const annotations = new Map<string, KnownAnnotation>([
@@ -55,7 +53,12 @@ function sources(overrides: Partial<CompatibilitySources> = {}): CompatibilitySo
       ['plain', { differentDefault: undefined }],
       ['tuned', { differentDefault: ['x|y', 'with `tick`'] }],
     ]),
-    flags: [flag('watch', true), flag('sync', false, 'Resync | re-list.'), flag('v', true), flag('own', true, 'Portico only: ours.')],
+    flags: [
+      flag('watch', undefined),
+      flag('sync', 'offline.', 'Resync | re-list.'),
+      flag('v', undefined),
+      flag('own', undefined, 'Portico only: ours.'),
+    ],
     flagDefault: (definition) => (definition.name === 'watch' ? '"all"' : undefined),
     ...overrides,
   };
@@ -94,7 +97,7 @@ test('flags: implemented or not, Portico’s own, one-letter flags with one dash
     .filter((line) => line.startsWith('| `-'));
   assert.deepEqual(rows, [
     "| `--own` | Portico's own |  | Portico only: ours. |",
-    '| `--sync` | no — accepted, ignored with a warning |  | Resync \\| re-list. |',
+    '| `--sync` | no — cannot apply |  | Resync \\| re-list. Cannot apply: offline. |',
     '| `-v` | yes |  | A flag. |',
     '| `--watch` | yes | `"all"` | A flag. |',
   ]);
@@ -108,7 +111,7 @@ test('the summary counts each state', () => {
     "- annotations: 2 of 7 `yes`; 1 `no — ignored with a warning`, 1 `no — needs a module Debian's nginx lacks`, 1 `no — refused`, " +
       '1 `no — snippet, ignored once admitted`, 1 `snippet`',
     "- ConfigMap keys: 2 of 4 `yes`; 1 `no`, 1 `no — needs a module Debian's nginx lacks`",
-    "- flags of ingress-nginx (with klog's `-v`): 2 of 3 `yes`; 1 `no — accepted, ignored with a warning`; and 1 of Portico's own",
+    "- flags of ingress-nginx (with klog's `-v`): 2 of 3 `yes`; 1 `no — cannot apply`; and 1 of Portico's own",
   ]);
 });
 

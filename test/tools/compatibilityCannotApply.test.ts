@@ -5,14 +5,17 @@ import assert from 'node:assert/strict';
 import type { FlagDefinition } from '../../src/cli/flags.js';
 import { renderCompatibility } from '../../tools/compatibility/renderCompatibility.js';
 
-const flag = (name: string, implemented: boolean, cannotApply?: string): FlagDefinition => ({
-  name,
-  kind: 'string',
-  default: '',
-  implemented,
-  description: 'A flag.',
-  ...(cannotApply === undefined ? {} : { cannotApply }),
-});
+const flag = (name: string, implemented: boolean, cannotApply?: string): FlagDefinition =>
+  implemented || cannotApply === undefined
+    ? {
+        name,
+        kind: 'string',
+        default: '',
+        implemented: true,
+        description: 'A flag.',
+        ...(cannotApply === undefined ? {} : { cannotApply }),
+      }
+    : { name, kind: 'string', default: '', implemented: false, cannotApply, description: 'A flag.' };
 
 test('a flag that cannot apply says so with its reason; one that partly applies is "yes, partly"', () => {
   const text = renderCompatibility({

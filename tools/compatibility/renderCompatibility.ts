@@ -117,9 +117,8 @@ export function renderCompatibility(sources: CompatibilitySources): string {
     '',
     '## Flags',
     '',
-    'Every flag of ingress-nginx is accepted with its name, type and default; passing one Portico does not implement',
-    'yet is named in one warning at start (`portico --help` marks them `[not implemented yet]`); one whose ingress-nginx',
-    'meaning cannot apply to Portico says why in its description and in a warning at start when given a value',
+    'Every flag of ingress-nginx is accepted with its name, type and default, and implemented; one whose ingress-nginx',
+    'meaning cannot apply to Portico (wholly or in part) says why in its description and in a warning at start when given a value',
     'other than its default (`--help`: `[cannot apply: …]`). Defaults as',
     '`--help` writes them (blank for a zero value).',
     '',
@@ -198,7 +197,7 @@ function flagRows(sources: CompatibilitySources) {
 /** `cannotApply` is the part of ingress-nginx's meaning Portico cannot honour: all of it when the flag is not implemented. */
 function flagState(definition: FlagDefinition): string {
   if (definition.cannotApply !== undefined) return definition.implemented ? 'yes, partly (see description)' : 'no — cannot apply';
-  return definition.implemented ? 'yes' : 'no — accepted, ignored with a warning';
+  return 'yes';
 }
 
 function countOf(rows: readonly { state: string }[], state: string): number {

@@ -6,7 +6,7 @@ export const FEATURE_FLAGS = [
     name: 'enable-ssl-passthrough',
     kind: 'bool',
     default: false,
-    implemented: false,
+    implemented: true,
     description: 'Route TLS connections by SNI without terminating them.',
   },
   {

@@ -25,14 +25,17 @@ interface FlagDefinitionOfKind<K extends FlagKind> {
   readonly kind: K;
   readonly default: FlagValueByKind[K];
   readonly description: string;
-  readonly implemented: boolean;
-  /**
-   * Why ingress-nginx's meaning of this flag cannot apply to Portico (e.g. it
-   * downloads over the network); `--help` and docs/compatibility.md show it, and
-   * giving the flag logs it at start.
-   */
-  readonly cannotApply?: string;
 }
 
+/**
+ * Every flag is implemented, or says why ingress-nginx's meaning cannot apply
+ * to Portico (e.g. it downloads over the network): none is accepted and
+ * silently ignored. `cannotApply` on an implemented flag is the part that
+ * cannot. `--help` and docs/compatibility.md show it, and giving the flag a
+ * value other than its default logs it at start.
+ */
+type FlagImplementation =
+  { readonly implemented: true; readonly cannotApply?: string } | { readonly implemented: false; readonly cannotApply: string };
+
 /** One row of the table; the default's type follows the kind. */
-export type FlagDefinition = { [K in FlagKind]: FlagDefinitionOfKind<K> }[FlagKind];
+export type FlagDefinition = { [K in FlagKind]: FlagDefinitionOfKind<K> & FlagImplementation }[FlagKind];

@@ -49,7 +49,7 @@ export const LISTEN_FLAGS = [
     name: 'ssl-passthrough-proxy-port',
     kind: 'int',
     default: 442,
-    implemented: false,
+    implemented: true,
     description: 'Internal port nginx HTTPS moves to when SSL passthrough is on.',
   },
   {

@@ -32,6 +32,7 @@ import { satisfyAnnotations } from './satisfyAnnotations.js';
 import { serviceUpstreamAnnotations } from './serviceUpstreamAnnotations.js';
 import { serverAliasAnnotations } from './serverAliasAnnotations.js';
 import { sessionAffinityAnnotations } from './sessionAffinityAnnotations.js';
+import { sslPassthroughAnnotations } from './sslPassthroughAnnotations.js';
 import {
   configurationSnippetAnnotations,
   serverSnippetAnnotations,
@@ -76,6 +77,7 @@ export const LOCATION_ANNOTATION_GROUPS: GroupPerProperty<LocationAnnotations> =
   serverAlias: serverAliasAnnotations,
   fromToWwwRedirect: fromToWwwRedirectAnnotations,
   mirror: mirrorAnnotations,
+  sslPassthrough: sslPassthroughAnnotations,
 };
 
 export const BALANCING_ANNOTATION_GROUPS: GroupPerProperty<Balancing> = {

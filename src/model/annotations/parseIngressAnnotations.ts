@@ -115,6 +115,7 @@ export function parseIngressAnnotations(
         ...optional('serverAlias', location.serverAlias.resolve(values, settings)),
         ...optional('fromToWwwRedirect', location.fromToWwwRedirect.resolve(values, settings)),
         ...optional('mirror', location.mirror.resolve(values, settings)),
+        ...optional('sslPassthrough', location.sslPassthrough.resolve(values, settings)),
       },
       balancing: {
         algorithm: balancing.algorithm.resolve(values, settings),

@@ -17,10 +17,6 @@ export interface UnimplementedAnnotationGroup {
 
 export const UNIMPLEMENTED_ANNOTATION_GROUPS: readonly UnimplementedAnnotationGroup[] = [
   {
-    // SSL passthrough comes with the TCP and UDP services (issue 17): until then the host's TLS is terminated.
-    risks: { 'ssl-passthrough': 'Low' },
-  },
-  {
     // Debian 12 packages no OpenTelemetry module for nginx (ingress-nginx builds its own).
     missingModule: 'OpenTelemetry',
     risks: { 'enable-opentelemetry': 'Low', 'opentelemetry-trust-incoming-span': 'Low', 'opentelemetry-operation-name': 'Medium' },

@@ -95,6 +95,7 @@ test('implemented annotations carry ingress-nginx risk levels', () => {
     'mirror-target': 'High',
     'mirror-host': 'High',
     'mirror-request-body': 'Low',
+    'ssl-passthrough': 'Low',
     'load-balance': 'Low',
     'upstream-hash-by': 'High',
     'upstream-hash-by-subset': 'Low',

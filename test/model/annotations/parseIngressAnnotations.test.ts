@@ -103,10 +103,10 @@ test('the risk gate names the risk and the configured level', () => {
   });
 });
 
-test('an ingress-nginx annotation not implemented yet is ignored with a warning', () => {
+test('ssl-passthrough, the last annotation that was not implemented, is parsed without a warning', () => {
   const { value, warnings } = accepted({ 'ssl-passthrough': 'true' });
-  assert.deepEqual(value, DEFAULT_ANNOTATIONS);
-  assert.deepEqual(warnings, [`annotation ${PREFIX}/ssl-passthrough: not implemented yet, ignored`]);
+  assert.deepEqual(value, { ...DEFAULT_ANNOTATIONS, location: { ...DEFAULT_ANNOTATIONS.location, sslPassthrough: true } });
+  assert.deepEqual(warnings, []);
 });
 
 test("an annotation that needs a module Debian's nginx lacks is ignored with a warning naming the module", () => {

@@ -46,6 +46,9 @@ export interface PrefixLayout {
   readonly controllerSocketDir: string;
   /** The configuration server (Lua's /configuration/* endpoints): a unix socket, so no backend address can ever name it. */
   readonly configurationSocket: string;
+  /** SSL passthrough's internal stream servers (renderSslPassthrough.ts). */
+  readonly passthroughSocket: string;
+  readonly passthroughClosedSocket: string;
 }
 
 /** sockaddr_un's sun_path holds 108 bytes, the terminating NUL included. */
@@ -67,7 +70,9 @@ export function prefixLayout(prefix: string): PrefixLayout {
   const noEndpointsSocket = join(socketDir, 'no-endpoints.sock');
   const controllerSocketDir = join(socketDir, 'controller');
   const configurationSocket = join(controllerSocketDir, 'configuration.sock');
-  for (const socket of [noEndpointsSocket, configurationSocket]) {
+  const passthroughSocket = join(socketDir, 'passthrough.sock');
+  const passthroughClosedSocket = join(socketDir, 'passthrough-closed.sock');
+  for (const socket of [noEndpointsSocket, configurationSocket, passthroughClosedSocket]) {
     if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) {
       throw new Error(`nginx prefix ${JSON.stringify(prefix)} is too long: its socket ${socket} exceeds ${MAX_SOCKET_PATH_BYTES} bytes`);
     }
@@ -96,6 +101,8 @@ export function prefixLayout(prefix: string): PrefixLayout {
     noEndpointsSocket,
     controllerSocketDir,
     configurationSocket,
+    passthroughSocket,
+    passthroughClosedSocket,
   };
 }
 

@@ -10,12 +10,17 @@ export interface ListenPorts {
   readonly defaultServer: number;
   /** Health and stub_status, bound to 127.0.0.1 only (the live-state endpoints are on RenderPaths.configurationSocket). */
   readonly status: number;
+  /** --ssl-passthrough-proxy-port: with SSL passthrough, where the TLS servers listen behind the stream block (127.0.0.1 only). */
+  readonly sslPassthroughProxy: number;
 }
 
-export const DEFAULT_PORTS: ListenPorts = { http: 80, https: 443, defaultServer: 8181, status: 10246 };
+export const DEFAULT_PORTS: ListenPorts = { http: 80, https: 443, defaultServer: 8181, status: 10246, sslPassthroughProxy: 442 };
 
 /** The address the status server binds: never reachable from outside the pod. */
 export const STATUS_ADDRESS = '127.0.0.1';
+
+/** The address the TLS servers bind with SSL passthrough (renderSslPassthrough.ts): only the stream block connects there. */
+export const TLS_HOP_ADDRESS = '127.0.0.1';
 
 export interface TempPaths {
   readonly clientBody: string;
@@ -46,6 +51,9 @@ export interface RenderPaths {
   readonly noEndpointsSocket: string;
   /** The unix socket of the configuration server (the Lua modules' live-state endpoints), in a folder only the controller may enter. */
   readonly configurationSocket: string;
+  /** SSL passthrough's stream server for the passed-through hosts, and the one closing connections of a host without endpoints. */
+  readonly passthroughSocket: string;
+  readonly passthroughClosedSocket: string;
 }
 
 /** Where lua/portico/monitor.lua sends request records (--enable-metrics). */
@@ -143,6 +151,8 @@ export function createRenderContext(directory: string, options: RenderContextOpt
       mimeTypes: '/etc/nginx/mime.types',
       noEndpointsSocket: under('run', 'no-endpoints.sock'),
       configurationSocket: under('run', 'controller', 'configuration.sock'),
+      passthroughSocket: under('run', 'passthrough.sock'),
+      passthroughClosedSocket: under('run', 'passthrough-closed.sock'),
       ...options.paths,
     },
     workerUser: options.workerUser,

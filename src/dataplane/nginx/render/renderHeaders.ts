@@ -13,6 +13,7 @@ import type { Configuration, LocationAnnotations } from '../../../model/types.js
 import { captureTemplate, filePath, raw, template, text, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { usesForwardedForProxyProtocolHeader } from './renderClientAddress.js';
+import { tlsHopPort } from './renderSslPassthrough.js';
 import type { RenderContext } from './renderContext.js';
 import { httpUsesHeadersMore } from './renderHeaderSettings.js';
 
@@ -31,7 +32,7 @@ function setsCustomHeaders(annotations: LocationAnnotations): boolean {
 export function renderHeadersMoreModule(main: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const used =
     httpUsesHeadersMore(configuration) ||
-    usesForwardedForProxyProtocolHeader(configuration.settings) ||
+    usesForwardedForProxyProtocolHeader(configuration.settings, tlsHopPort(configuration, context)) ||
     configuration.servers.some((server) => server.locations.some((location) => setsCustomHeaders(location.annotations)));
   if (used) main.directive('load_module', filePath(posix.join(context.modulesDir, HEADERS_MORE_MODULE_FILE)));
 }

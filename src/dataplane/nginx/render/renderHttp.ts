@@ -6,6 +6,7 @@ import { DOLLAR_VARIABLE, describeValue, filePath, literal, raw, template, text,
 import type { ConfigBuilder } from './configBuilder.js';
 import type { RenderContext } from './renderContext.js';
 import { renderLogging } from './renderLogging.js';
+import { tlsHopPort } from './renderSslPassthrough.js';
 import { renderForwardedVariables, renderRealIp } from './renderClientAddress.js';
 import { renderCompression } from './renderCompression.js';
 import { renderHttpTuning } from './renderHttpTuning.js';
@@ -57,12 +58,12 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('ssl_prefer_server_ciphers', raw.keyword('on'));
   renderTlsSettings(http, configuration, context);
 
-  renderRealIp(http, settings);
-  renderVariables(http, settings);
+  renderRealIp(http, settings, tlsHopPort(configuration, context));
+  renderVariables(http, settings, tlsHopPort(configuration, context));
   renderRedirectDefaults(http, settings);
 }
 
-function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
+function renderVariables(http: ConfigBuilder, settings: GlobalSettings, hopPort: number | undefined): void {
   // The only way to write a literal `$` where nginx interpolates (see text()); geo values are never interpolated.
   http.block('geo', [raw.variable(DOLLAR_VARIABLE)], (geo) => {
     geo.entry(raw.keyword('default'), literal('$'));
@@ -88,7 +89,7 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings): void {
   // The Host header as the client sent it (with its port); $host for HTTP/1.0 without one.
   defineMap(http, raw.variable('$http_host'), HttpVariable.thisHost, raw.variable('$http_host'), raw.variable('$host'));
 
-  renderForwardedVariables(http, settings);
+  renderForwardedVariables(http, settings, hopPort);
 
   // Redirects name the HTTPS port themselves, so drop the port of the host: `example.com`, `[::1]`;
   // of an X-Forwarded-Host list, the first host (as ingress-nginx's parse_x_forwarded_host).

@@ -5,10 +5,12 @@
 // says so); `proxy_protocol` on the public ports only with use-proxy-protocol
 // (the status server, the default-server port and the unix sockets never expect
 // a PROXY header); `reuseport`, valid once per address:port, with default_server.
+// With SSL passthrough the HTTPS port is the stream block's (renderSslPassthrough.ts)
+// on the same addresses, and the TLS listeners move to 127.0.0.1:--ssl-passthrough-proxy-port.
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { raw, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import type { RenderContext } from './renderContext.js';
+import { TLS_HOP_ADDRESS, type RenderContext } from './renderContext.js';
 import type { RenderScope } from './renderScope.js';
 
 /** Every IPv6 address: nginx binds it IPv6-only (its default), beside the IPv4 listen. */
@@ -23,9 +25,15 @@ export function renderPublicListens(block: ConfigBuilder, scope: RenderScope, is
     ...(isDefault ? defaultServerOptions(settings) : []),
   ];
   const http2 = settings.useHttp2 ? [raw.keyword('http2')] : [];
+  const passthrough = configuration.stream?.sslPassthrough === true;
   for (const address of publicAddresses(context, settings)) {
     block.directive('listen', raw.listen(address, context.ports.http), ...options);
-    block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...options);
+    if (!passthrough) block.directive('listen', raw.listen(address, context.ports.https), raw.keyword('ssl'), ...http2, ...options);
+  }
+  // SSL passthrough: the stream block owns the HTTPS port and hands these servers their connections with a PROXY header.
+  if (passthrough) {
+    const hop = [raw.keyword('proxy_protocol'), ...(isDefault ? defaultServerOptions(settings) : [])];
+    block.directive('listen', raw.listen(TLS_HOP_ADDRESS, context.ports.sslPassthroughProxy), raw.keyword('ssl'), ...http2, ...hop);
   }
 }
 

@@ -24,9 +24,9 @@ export interface ClientAddressSettings {
   /** use-proxy-protocol: the HTTP and HTTPS listeners expect a PROXY protocol header */
   useProxyProtocol: boolean;
   /**
-   * proxy-protocol-header-timeout, in milliseconds: in ingress-nginx the deadline of its
-   * ssl-passthrough TCP proxy only (nginx 1.22's http listeners have no such directive:
-   * client_header_timeout bounds the PROXY header there).
+   * proxy-protocol-header-timeout, in milliseconds: as in ingress-nginx, the deadline of the PROXY header on
+   * the ssl-passthrough listener of the HTTPS port only (nginx's stream proxy_protocol_timeout there,
+   * renderSslPassthrough.ts; nginx 1.22's http listeners have no such directive: client_header_timeout bounds it).
    */
   proxyProtocolHeaderTimeoutMs: number;
   /** forwarded-for-proxy-protocol-header: the request header carrying the address real IP takes with both PROXY protocol and forwarded headers */
