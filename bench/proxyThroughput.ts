@@ -39,9 +39,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
-import { silentLogger } from '../src/log/logger.js';
 import { DEFAULT_LOG_FORMAT_UPSTREAM, DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
 import { SERVICE_NAME_LABEL } from '../src/store/store.js';
 import { eventually } from '../test/support/eventually.js';
@@ -55,6 +53,7 @@ import { cpuCounters, cpuSecondsBetween, cpuTicks, pin, processTree, readPidFile
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
 import { runWrk, type LoadResult } from './support/wrk.js';
+import { startThrowAwayNginx } from './support/throwAwayNginx.js';
 
 const PROXY_CPU = 0;
 const LOAD_CPU = 1;
@@ -123,12 +122,12 @@ async function main(): Promise<void> {
   const [backendPort = 0, ...staticPorts] = await freeLoopbackPorts(1 + LOGGINGS.length);
   const cleanups: (() => Promise<void>)[] = [];
   try {
-    const backend = await startNginx((layout) => backendConf(layout, backendPort));
+    const backend = await startThrowAwayNginx((layout) => backendConf(layout, backendPort));
     cleanups.push(backend.stop);
     const comparisons: Comparison[] = [];
     for (const [index, logging] of LOGGINGS.entries()) {
       const port = staticPorts[index]!;
-      const handWritten = await startNginx((layout) => staticUpstreamConf(layout, port, backendPort, logging));
+      const handWritten = await startThrowAwayNginx((layout) => staticUpstreamConf(layout, port, backendPort, logging));
       cleanups.push(handWritten.stop);
       const portico = await startPorticoProxy(backendPort, logging);
       cleanups.push(portico.stop);
@@ -137,7 +136,7 @@ async function main(): Promise<void> {
       for (const variant of VARIANTS) {
         const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
         const variantPorts = { http, https, defaultServer, status, healthz: 0 };
-        const swapped = await startNginx((layout) =>
+        const swapped = await startThrowAwayNginx((layout) =>
           porticoConfVariant(
             conf,
             { prefix: portico.process.prefix, ports: { ...portico.process.ports } },
@@ -199,23 +198,6 @@ function requirePid(pid: number | undefined): number {
 }
 
 // ---- the three nginx instances ----
-
-/** An nginx run by Portico's own process manager, in a throw-away prefix. */
-async function startNginx(conf: (layout: PrefixLayout) => string): Promise<{ nginx: NginxProcess; stop: () => Promise<void> }> {
-  const prefix = await mkdtemp(join(tmpdir(), 'portico-bench-nginx-'));
-  const nginx = new NginxProcess({ prefix, logger: silentLogger() });
-  const stop = async (): Promise<void> => {
-    await nginx.stop();
-    await rm(prefix, { recursive: true, force: true });
-  };
-  try {
-    await nginx.start(conf(nginx.layout));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { nginx, stop };
-}
 
 /** What every hand-written configuration needs: one worker, and its files inside its own prefix. */
 function mainContext(layout: PrefixLayout, http: string): string {

@@ -28,9 +28,7 @@ import { join } from 'node:path';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { NginxProcess } from '../src/dataplane/nginx/nginxProcess.js';
 import { prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
-import { silentLogger } from '../src/log/logger.js';
 import { SERVICE_NAME_LABEL } from '../src/store/store.js';
 import { eventually } from '../test/support/eventually.js';
 import { freeLoopbackPorts } from '../test/support/freePort.js';
@@ -41,6 +39,7 @@ import { roundOptions } from './support/options.js';
 import { pin, processTree, readPidFile } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
+import { startThrowAwayNginx } from './support/throwAwayNginx.js';
 
 const PROXY_CPU = 0;
 const LOAD_CPU = 1;
@@ -140,10 +139,8 @@ async function startBackend(): Promise<{ port: number; pid: number; stop: () => 
   return { port, pid: child.pid!, stop };
 }
 
-/** A minimal hand-written stream proxy, in a throw-away prefix run by Portico's process manager. */
+/** A minimal hand-written stream proxy. */
 async function startHandWritten(port: number, backendPort: number): Promise<{ proxy: Proxy; stop: () => Promise<void> }> {
-  const prefix = await mkdtemp(join(tmpdir(), 'portico-bench-stream-'));
-  const nginx = new NginxProcess({ prefix, logger: silentLogger() });
   const conf = (layout: PrefixLayout): string => `load_module ${STREAM_MODULE};
 worker_processes 1;
 error_log ${layout.errorLog} warn;
@@ -158,16 +155,7 @@ stream {
     }
 }
 `;
-  const stop = async (): Promise<void> => {
-    await nginx.stop();
-    await rm(prefix, { recursive: true, force: true });
-  };
-  try {
-    await nginx.start(conf(nginx.layout));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const { nginx, stop } = await startThrowAwayNginx(conf);
   await eventually(() => tcpRoundTrip({ host: '127.0.0.1', port }, RATE_PAYLOAD), { timeoutMs: 10_000 });
   return { proxy: { name: 'hand-written nginx stream', port, masterPid: async () => requirePid(nginx.masterPid) }, stop };
 }
