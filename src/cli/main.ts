@@ -169,7 +169,7 @@ async function run(argv: readonly string[]): Promise<number> {
     observer: metrics,
   });
   let synced = false;
-  const health: Server = await startHealthServer({
+  const health = await startHealthServer({
     host: flags.healthzHost,
     port: flags.healthzPort,
     path: flags.healthCheckPath,
@@ -199,7 +199,7 @@ async function run(argv: readonly string[]): Promise<number> {
     store.changes.close();
     await close();
   });
-  shutdown.add('release', 'close the health endpoint', () => void health.close());
+  shutdown.add('release', 'close the health endpoint', () => health.close());
   shutdown.add('release', 'close the profiling endpoint', () => void profiler?.close());
   let webhook: Server | undefined;
   shutdown.add('release', 'close the admission webhook', () => void webhook?.close());
@@ -211,6 +211,7 @@ async function run(argv: readonly string[]): Promise<number> {
       const report = await syncLoop.sync();
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
       synced = true;
+      await health.refresh();
       logger.info({ served: store.ingresses().length }, 'serving');
       status?.start();
       if (flags.validatingWebhook) {
@@ -224,7 +225,9 @@ async function run(argv: readonly string[]): Promise<number> {
     failed = true;
   }
   logger.info('shutting down');
-  const clean = await shutdown.run({ graceful: !failed });
+  const shuttingDown = shutdown.run({ graceful: !failed });
+  void health.refresh(); // /healthz fails at once (shutdown.ts)
+  const clean = await shuttingDown;
   const exitCode = failed || !clean ? 1 : 0;
   logger.info({ code: exitCode }, 'exiting');
   return exitCode;
