@@ -183,7 +183,10 @@ describe('backends that are Portico itself', () => {
       }
     }
     const accepted = (await acceptedConnections(cluster)) - before;
-    assert.ok(accepted <= CONNECTIONS_PER_REQUEST * sent + CONNECTION_SLACK, `${accepted} connections for ${sent} requests: a request loop`);
+    assert.ok(
+      accepted <= CONNECTIONS_PER_REQUEST * sent + CONNECTION_SLACK,
+      `${accepted} connections for ${sent} requests: a request loop`,
+    );
     // The forged backends were never stored: the tenant still reaches its own backend.
     const tenant = await httpGet({ port: https, host: TENANT, https: true });
     assert.equal(tenant.status, 200, tenant.body);
