@@ -12,7 +12,7 @@ import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
-import { startHealthServer } from '../health/healthServer.js';
+import { startHealthServer, type HealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
@@ -143,6 +143,8 @@ async function run(argv: readonly string[]): Promise<number> {
     });
   const topologyZone = flags.enableTopologyAwareRouting && cluster ? await controllerZone(cluster.client, process.env, logger) : undefined;
   const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port, topologyZone);
+  // Started after the data plane, which tells it at once when nginx dies.
+  let health: HealthServer | undefined;
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -151,6 +153,7 @@ async function run(argv: readonly string[]): Promise<number> {
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
     geoip2Databases: availableGeoip2Databases(logger),
+    onNginxExit: () => void health?.refresh(),
   });
   const syncLoop = new SyncLoop({
     store,
@@ -169,7 +172,7 @@ async function run(argv: readonly string[]): Promise<number> {
     observer: metrics,
   });
   let synced = false;
-  const health = await startHealthServer({
+  health = await startHealthServer({
     host: flags.healthzHost,
     port: flags.healthzPort,
     path: flags.healthCheckPath,

@@ -37,8 +37,9 @@ export function writeCheck(state: Int32Array, epochMs: number, healthy: boolean,
 
 function healthWorkerMain(): void {
   const { createServer } = process.getBuiltinModule('node:http');
-  const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-  const data = workerData as HealthWorkerData;
+  const threads = process.getBuiltinModule('node:worker_threads');
+  const data = threads.workerData as HealthWorkerData;
+  const parentPort = threads.parentPort;
   const state = new Int32Array(data.state);
   const port = parentPort;
   if (port === null) throw new Error('healthWorkerMain runs in a worker thread');
