@@ -12,7 +12,7 @@ import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
-import { startHealthServer } from '../health/healthServer.js';
+import { startHealthServer, type HealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
@@ -143,6 +143,8 @@ async function run(argv: readonly string[]): Promise<number> {
     });
   const topologyZone = flags.enableTopologyAwareRouting && cluster ? await controllerZone(cluster.client, process.env, logger) : undefined;
   const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port, topologyZone);
+  // Started after the data plane, which tells it at once when nginx dies.
+  let health: HealthServer | undefined;
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -157,6 +159,7 @@ async function run(argv: readonly string[]): Promise<number> {
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
     geoip2Databases: availableGeoip2Databases(logger),
+    onNginxExit: () => void health?.refresh(),
   });
   const syncLoop = new SyncLoop({
     store,
@@ -177,7 +180,7 @@ async function run(argv: readonly string[]): Promise<number> {
     observer: metrics,
   });
   let synced = false;
-  const health: Server = await startHealthServer({
+  health = await startHealthServer({
     host: flags.healthzHost,
     port: flags.healthzPort,
     path: flags.healthCheckPath,
@@ -207,7 +210,7 @@ async function run(argv: readonly string[]): Promise<number> {
     store.changes.close();
     await close();
   });
-  shutdown.add('release', 'close the health endpoint', () => void health.close());
+  shutdown.add('release', 'close the health endpoint', () => health.close());
   shutdown.add('release', 'close the profiling endpoint', () => void profiler?.close());
   let webhook: Server | undefined;
   shutdown.add('release', 'close the admission webhook', () => void webhook?.close());
@@ -219,6 +222,7 @@ async function run(argv: readonly string[]): Promise<number> {
       const report = await syncLoop.sync();
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
       synced = true;
+      await health.refresh();
       logger.info({ served: store.ingresses().length }, 'serving');
       status?.start();
       if (flags.validatingWebhook) {
@@ -232,7 +236,9 @@ async function run(argv: readonly string[]): Promise<number> {
     failed = true;
   }
   logger.info('shutting down');
-  const clean = await shutdown.run({ graceful: !failed });
+  const shuttingDown = shutdown.run({ graceful: !failed });
+  void health.refresh(); // /healthz fails at once (shutdown.ts)
+  const clean = await shuttingDown;
   const exitCode = failed || !clean ? 1 : 0;
   logger.info({ code: exitCode }, 'exiting');
   return exitCode;

@@ -60,6 +60,8 @@ export interface NginxDataPlaneOptions {
   endpointGuard: EndpointGuard;
   /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts). */
   geoip2Databases?: readonly string[];
+  /** Told when the nginx master dies (NginxProcessOptions.onMasterExit). */
+  onNginxExit?: () => void;
 }
 
 export class NginxDataPlane implements DataPlane {
@@ -88,6 +90,7 @@ export class NginxDataPlane implements DataPlane {
       prefix: options.prefix,
       logger: options.logger.child({ component: 'nginx' }),
       binary: options.nginxBinary,
+      onMasterExit: options.onNginxExit,
     });
     this.live = new LiveStateClient({
       socketPath: this.nginx.layout.configurationSocket,

@@ -47,6 +47,8 @@ export interface NginxProcessOptions {
   /** Delays between restarts of a master that died. */
   restartBackoff?: BackoffPolicy;
   timeouts?: Partial<NginxTimeouts>;
+  /** Told when a running master dies (before its restart): the health check must not wait to notice. */
+  onMasterExit?: () => void;
 }
 
 // Loading a configuration grows with its size: bench/render.ts measured `nginx -t`
@@ -64,6 +66,7 @@ export class NginxProcess {
   private readonly restartBackoff: BackoffPolicy;
   private readonly timeouts: NginxTimeouts;
   private readonly controlLog: ControlLog;
+  private readonly onMasterExitHook: (() => void) | undefined;
 
   /** Between start() and stop(): a master should be running, and is restarted when it dies. */
   private wanted = false;
@@ -87,6 +90,7 @@ export class NginxProcess {
     this.restartBackoff = options.restartBackoff ?? DEFAULT_RESTART_BACKOFF;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.controlLog = new ControlLog(this.layout.controlLog);
+    this.onMasterExitHook = options.onMasterExit;
   }
 
   /** Successful reloads since construction. */
@@ -234,6 +238,7 @@ export class NginxProcess {
     const ranLong = Date.now() - master.startedAt >= this.restartBackoff.maxMs;
     const delayMs = this.scheduleRestart(ranLong ? 1 : this.restartAttempt + 1);
     this.logger.error({ pid: master.pid, exit, restartInMs: Math.round(delayMs) }, `nginx ${describeExit(exit)}; restarting it`);
+    this.onMasterExitHook?.();
   }
 
   private scheduleRestart(attempt: number): number {
