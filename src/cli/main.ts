@@ -12,7 +12,7 @@ import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
-import { startHealthServer, type HealthServer } from '../health/healthServer.js';
+import { startHealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
 import { controllerPod } from '../kube/controllerPod.js';
@@ -143,8 +143,8 @@ async function run(argv: readonly string[]): Promise<number> {
     });
   const topologyZone = flags.enableTopologyAwareRouting && cluster ? await controllerZone(cluster.client, process.env, logger) : undefined;
   const endpoints = endpointPolicyFromFlags(flags, metrics.monitor?.port, topologyZone);
-  // Started after the data plane, which tells it at once when nginx dies.
-  let health: HealthServer | undefined;
+  // The health endpoint starts after the data plane, which tells it at once when nginx dies.
+  const healthCheck: { refresh?: () => Promise<void> } = {};
   const dataPlane = new NginxDataPlane({
     prefix: flags.nginxPrefix || join(tmpdir(), `portico-${flags.httpPort}`),
     logger,
@@ -159,7 +159,7 @@ async function run(argv: readonly string[]): Promise<number> {
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
     geoip2Databases: availableGeoip2Databases(logger),
-    onNginxExit: () => void health?.refresh(),
+    onNginxExit: () => void healthCheck.refresh?.(),
   });
   const syncLoop = new SyncLoop({
     store,
@@ -180,7 +180,7 @@ async function run(argv: readonly string[]): Promise<number> {
     observer: metrics,
   });
   let synced = false;
-  health = await startHealthServer({
+  const health = await startHealthServer({
     host: flags.healthzHost,
     port: flags.healthzPort,
     path: flags.healthCheckPath,
@@ -188,6 +188,7 @@ async function run(argv: readonly string[]): Promise<number> {
     metrics: metrics.registry,
     check: async () => synced && !shutdown.started && (await dataPlane.healthy(flags.healthCheckTimeout * 1000)),
   });
+  healthCheck.refresh = () => health.refresh();
 
   const profiler = flags.profiling
     ? await startProfilerServer({ host: flags.profilerAddress, port: flags.profilerPort, logger })
