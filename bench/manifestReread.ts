@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stringify } from 'yaml';
 import { KINDS, type Kind, type KindTypes } from '../src/kube/objects.js';
 import { ManifestFileCache, type ManifestRead } from '../src/sources/manifests/manifestFileCache.js';
 import type { ManifestObject } from '../src/sources/manifests/parseManifests.js';
@@ -24,7 +23,8 @@ import { Store } from '../src/store/store.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
 import { median } from './support/statistics.js';
-import { STORE_SETTINGS, syntheticCluster, wildcardCertificate } from './support/syntheticCluster.js';
+import { STORE_SETTINGS } from './support/syntheticCluster.js';
+import { writeSyntheticManifests } from './support/syntheticManifests.js';
 import { figure, printTable } from './support/table.js';
 
 /** Files this recent are read again on every pass (manifestFileCache.ts): wait until the written ones are older. */
@@ -54,25 +54,7 @@ function timed(work: () => ManifestRead, store: Store): { ms: number; pass: Mani
 
 const dir = await mkdtemp(join(tmpdir(), 'portico-bench-manifests-'));
 try {
-  const cluster = syntheticCluster(ingresses, await wildcardCertificate());
-  const byIngress = new Map<string, object[]>();
-  for (const ingress of cluster.ingresses) byIngress.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, [ingress]);
-  // Each Ingress's file also holds the objects of its namespace and number (app-<i> owns web-<i>, api-<i>, tls-<i>...).
-  const owner = (namespace: string | undefined, name: string | undefined): string => `${namespace}/app-${/-(\d+)/.exec(name ?? '')?.[1]}`;
-  for (const object of [...cluster.services, ...cluster.endpointSlices, ...cluster.secrets]) {
-    byIngress.get(owner(object.metadata?.namespace, object.metadata?.name))?.push(object);
-  }
-  const kinds = (object: object): object => {
-    const { kind, apiVersion } = kindOf(object);
-    return { apiVersion, kind, ...object };
-  };
-  const texts = [...byIngress.values()].map((objects) => objects.map((object) => stringify(kinds(object))).join('---\n'));
-  let bytes = 0;
-  for (const [i, text] of texts.entries()) {
-    bytes += Buffer.byteLength(text);
-    await writeFile(join(dir, `ingress-${i}.yaml`), text);
-  }
-  await writeFile(join(dir, 'classes.yaml'), cluster.ingressClasses.map((object) => stringify(kinds(object))).join('---\n'));
+  const { texts, bytes } = await writeSyntheticManifests(dir, ingresses);
   await sleep(STAMP_TRUST_MS);
 
   const store = new Store(STORE_SETTINGS);
@@ -104,13 +86,4 @@ try {
   );
 } finally {
   await rm(dir, { recursive: true, force: true });
-}
-
-function kindOf(object: object): { kind: string; apiVersion: string } {
-  if ('addressType' in object) return { kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1' };
-  if ('data' in object || 'type' in object) return { kind: 'Secret', apiVersion: 'v1' };
-  const spec = (object as { spec?: object }).spec ?? {};
-  if ('controller' in spec) return { kind: 'IngressClass', apiVersion: 'networking.k8s.io/v1' };
-  if ('rules' in spec || 'defaultBackend' in spec || 'tls' in spec) return { kind: 'Ingress', apiVersion: 'networking.k8s.io/v1' };
-  return { kind: 'Service', apiVersion: 'v1' };
 }
