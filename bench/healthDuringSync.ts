@@ -39,7 +39,7 @@ try {
     const applied = (): number => appliedConfigurations(portico.logTail(100_000)).lines.length;
     for (let edit = 0; edit < edits; edit++) {
       const before = applied();
-      await writeFile(join(dir, 'ingress-0.yaml'), texts[0]!.replace(/path: \//, `path: /edit-${edit}/`));
+      await writeFile(join(dir, 'ingress-1.yaml'), texts[1]!.replace(/path: \/api/, `path: /api-edit-${edit}`));
       const deadline = Date.now() + EDIT_TIMEOUT_MS;
       // Polls until the edit's configuration is applied (its sync, render and reload), bounded by the deadline.
       while (applied() === before && Date.now() < deadline) {

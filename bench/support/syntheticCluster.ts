@@ -71,11 +71,22 @@ export function syntheticCluster(ingressCount: number, certificate: TestCertific
     const hosts = [`${name}.${DOMAIN}`, ...(i % 2 === 1 ? [`${name}-admin.${DOMAIN}`] : [])];
     const regexMode = i % 10 === 5;
     const paths = [
-      { path: '/', pathType: 'Prefix', backend: { service: { name: web, port: { name: 'http' } } } },
+      // In regex mode every path is a regex, and the model refuses a rewrite-target naming a group the path lacks.
+      regexMode
+        ? { path: '/()(.*)', pathType: 'ImplementationSpecific', backend: { service: { name: web, port: { name: 'http' } } } }
+        : { path: '/', pathType: 'Prefix', backend: { service: { name: web, port: { name: 'http' } } } },
       regexMode
         ? { path: '/api(/|$)(.*)', pathType: 'ImplementationSpecific', backend: { service: { name: api, port: { number: 80 } } } }
         : { path: '/api', pathType: 'Prefix', backend: { service: { name: api, port: { number: 80 } } } },
-      ...(i % 3 === 0 ? [{ path: '/healthz', pathType: 'Exact', backend: { service: { name: web, port: { name: 'http' } } } }] : []),
+      ...(i % 3 === 0
+        ? [
+            {
+              path: regexMode ? '/healthz()()' : '/healthz',
+              pathType: regexMode ? 'ImplementationSpecific' : 'Exact',
+              backend: { service: { name: web, port: { name: 'http' } } },
+            },
+          ]
+        : []),
     ];
     const annotations: Record<string, string> = {
       ...(regexMode ? { [`${ANNOTATIONS_PREFIX}/rewrite-target`]: '/$2' } : {}),

@@ -22,8 +22,14 @@ export async function writeSyntheticManifests(dir: string, ingressCount: number)
   for (const object of [...cluster.services, ...cluster.endpointSlices, ...cluster.secrets]) {
     byIngress.get(owner(object.metadata?.namespace, object.metadata?.name))?.push(object);
   }
-  const documents = (objects: readonly object[]): string =>
-    objects.map((object) => stringify({ ...kindOf(object), ...object })).join('---\n');
+  // Without the generated resourceVersions: the store would take an edited file's objects for the same versions.
+  const manifest = (object: object): object => {
+    const { metadata, ...rest } = object as { metadata?: { resourceVersion?: string } };
+    const kept = { ...metadata };
+    delete kept.resourceVersion;
+    return { ...kindOf(object), metadata: kept, ...rest };
+  };
+  const documents = (objects: readonly object[]): string => objects.map((object) => stringify(manifest(object))).join('---\n');
   const texts = [...byIngress.values()].map(documents);
   let bytes = 0;
   for (const [i, text] of texts.entries()) {
