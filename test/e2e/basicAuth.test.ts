@@ -14,7 +14,16 @@ import { prefixLayout } from '../../src/dataplane/nginx/process/prefixLayout.js'
 import type { EchoResponse } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { applySecret } from '../support/applySecret.js';
 
 const run = promisify(execFile);
@@ -44,12 +53,11 @@ function basic(user: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` };
 }
 
-async function applyAuthIngress(name: string, annotations: Record<string, string>): Promise<void> {
+/** `andReload`: until nginx reloaded with it and the workers of before stopped accepting (one of them would answer 404 for the new host). */
+async function applyAuthIngress(name: string, annotations: Record<string, string>, andReload = false): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
-  await applyIngress(
-    cluster,
-    ingress(cluster, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', 'echo']) } }] }, prefixed),
-  );
+  const body = ingress(cluster, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', 'echo']) } }] }, prefixed);
+  await (andReload ? applyIngressAndReload(cluster, body) : applyIngress(cluster, body));
 }
 
 function send(name: string, headers: Record<string, string> = {}): Promise<HttpResult> {
@@ -219,12 +227,16 @@ describe('satisfy with an allowlist (requests come from 127.0.0.1)', () => {
   before(async () => {
     await applySecret(cluster, 'satisfy-users', { auth: `${await htpasswd('-m', 'sat', 'isfied')}\n` });
     for (const [name, satisfy, allow] of TABLE) {
-      await applyAuthIngress(name, {
-        'auth-type': 'basic',
-        'auth-secret': 'satisfy-users',
-        'allowlist-source-range': allow,
-        ...(satisfy === undefined ? {} : { satisfy }),
-      });
+      await applyAuthIngress(
+        name,
+        {
+          'auth-type': 'basic',
+          'auth-secret': 'satisfy-users',
+          'allowlist-source-range': allow,
+          ...(satisfy === undefined ? {} : { satisfy }),
+        },
+        true,
+      );
     }
   });
 
