@@ -81,10 +81,9 @@ export interface FlagFinding {
   /** The argument as written, e.g. `--enable-topology-aware-routing=true`. */
   argument: string;
   /**
-   * `not-implemented`: Portico accepts the flag but ignores it; `cannot-apply`: its ingress-nginx meaning cannot apply
-   * (`reason` says why); `unknown`: Portico does not know it (it would not start); `invalid`: Portico cannot parse its
-   * value (it would not start).
+   * `cannot-apply`: its ingress-nginx meaning cannot apply (`reason` says why); `unknown`: Portico does not know it
+   * (it would not start); `invalid`: Portico cannot parse its value (it would not start).
    */
-  kind: 'not-implemented' | 'cannot-apply' | 'unknown' | 'invalid';
+  kind: 'cannot-apply' | 'unknown' | 'invalid';
   reason: string;
 }

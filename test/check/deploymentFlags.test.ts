@@ -1,15 +1,10 @@
 // The ingress-nginx Deployment's flags Portico would not honour: unknown names,
-// values Portico's parser refuses, flags accepted but not acted on; a value
+// values Portico's parser refuses, flags whose meaning cannot apply; a value
 // written as the next argument is read with its flag, as pflag reads it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deploymentFlagFindings, flagFindings } from '../../src/check/deploymentFlags.js';
 import { FLAG_DEFINITIONS, type FlagDefinition } from '../../src/cli/flags.js';
-
-/** Flags whose meaning cannot apply are findings of their own kind (below), not "not implemented yet". */
-const NOT_IMPLEMENTED = FLAG_DEFINITIONS.find(
-  (definition: FlagDefinition) => !definition.implemented && definition.cannotApply === undefined,
-);
 
 test('flags Portico takes and honours give no finding, whatever their spelling', () => {
   const honoured = FLAG_DEFINITIONS.filter((definition) => definition.implemented && definition.kind === 'string').slice(0, 2);
@@ -44,14 +39,6 @@ test("a value Portico's parser refuses, as `portico` itself would say it", () =>
       kind: 'invalid',
       reason: "option '--enable-metrics [bool]' argument 'maybe' is invalid. expected true or false.: Portico would not start with it",
     },
-  ]);
-});
-
-test('a flag Portico accepts but does not act on', { skip: NOT_IMPLEMENTED === undefined && 'every flag is implemented' }, () => {
-  const name = NOT_IMPLEMENTED?.name ?? '';
-  const argument = NOT_IMPLEMENTED?.kind === 'bool' ? `--${name}=true` : `--${name}=${String(NOT_IMPLEMENTED?.default)}`;
-  assert.deepEqual(flagFindings([argument]), [
-    { argument, kind: 'not-implemented', reason: 'Portico accepts this flag but does not act on it yet' },
   ]);
 });
 
