@@ -139,8 +139,8 @@ describe('add-headers and proxy-set-headers', () => {
     assert.equal(echoed(answer).headers['x-sent'], 'a');
     // Replaces Portico's own X-Forwarded-For rather than sending two.
     assert.equal(echoed(answer).headers['x-forwarded-for'], 'set-by-admin');
-    // On every response, a backend's error too.
-    assert.equal((await request({ path: '/status/503' })).headers['x-added'], 'one');
+    // On every response, a backend's error too (waited for: a worker of before the reload may still take the next connection).
+    await until((result) => assert.equal(result.headers['x-added'], 'one'), { path: '/status/503' });
 
     await putConfigMap('response-headers', { 'X-Added': 'two' });
     const edited = await until((result) => assert.equal(result.headers['x-added'], 'two'));
