@@ -1,11 +1,21 @@
--- Per-SNI certificates without reloading nginx. Hook:
+-- Per-SNI certificates without reloading nginx. Two hooks, each next to a
+-- static (fake) ssl_certificate, which is what a handshake keeps whenever no
+-- pushed certificate applies:
+--   ssl_client_hello_by_lua_block { portico_certificate.client_hello() }
+-- in the default server of each TLS listener. Its OpenSSL context is the only
+-- one most servers use: a server without TLS directives of its own has no
+-- context (one costs nginx about 2 ms and 0.5 MiB per server at every load),
+-- so its handshakes stay on the default server's, and the certificate is set
+-- here, before SNI selects the server.
 --   ssl_certificate_by_lua_block { portico_certificate.call() }
--- in every TLS server, next to its static (fake) ssl_certificate, which is
--- what a handshake keeps whenever no pushed certificate applies.
+-- in a server with a context of its own (its own ciphers, client-certificate
+-- verification, a server snippet): selecting it by SNI swaps the context, and
+-- with it the certificate set by the client hello hook.
 --
 -- Document: { "certificates": { "<id>": "<PEM chain + key>" },
 --             "servers": { "<host or *.suffix>": "<id>" }, "default": "<id>" | null }
 local ssl = require("ngx.ssl")
+local clienthello = require("ngx.ssl.clienthello")
 local cjson = require("cjson.safe")
 local state = require("portico.state")
 
@@ -136,9 +146,8 @@ local function parse(id)
   return { cert = cert, key = key }
 end
 
-local function select_certificate()
+local function select_certificate(server_name)
   sync_certificates()
-  local server_name = ssl.server_name() -- nil without SNI
   local id = certificate_id(server_name)
   if id == nil then
     return -- the static certificate
@@ -169,12 +178,22 @@ local function select_certificate()
   end
 end
 
-function _M.call()
-  -- A Lua error here would abort the handshake; log it and keep the static certificate instead.
-  local ok, err = pcall(select_certificate)
+-- A Lua error here would abort the handshake; log it and keep the static certificate instead.
+local function select_or_log(server_name)
+  local ok, err = pcall(select_certificate, server_name)
   if not ok then
     ngx_log(ERR, "certificate selection failed, using the static certificate: ", tostring(err))
   end
+end
+
+function _M.client_hello()
+  -- SNI is not parsed yet in this phase; read it from the ClientHello (nil without SNI).
+  local ok, server_name = pcall(clienthello.get_client_hello_server_name)
+  select_or_log(ok and server_name or nil)
+end
+
+function _M.call()
+  select_or_log(ssl.server_name()) -- nil without SNI
 end
 
 return _M

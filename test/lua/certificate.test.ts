@@ -39,13 +39,17 @@ async function certificate(stem: string, names: readonly string[]): Promise<Test
   return { pem, fingerprint: new X509Certificate(cert).fingerprint256 };
 }
 
-/** The fingerprint of the certificate nginx presents for this SNI (undefined: no SNI). */
-async function servedFingerprint(serverName: string | undefined): Promise<string> {
+/** The certificate nginx presents for this SNI (undefined: no SNI) and the server block that answered. */
+async function served(serverName: string | undefined): Promise<{ fingerprint: string; body: string }> {
   const result = await httpGet({ port: nginx.ports.https, https: true, ...(serverName === undefined ? {} : { host: serverName }) });
   assert.equal(result.status, 200);
   const fingerprint = result.certificate?.fingerprint256;
   assert.ok(fingerprint, 'the server presented a certificate');
-  return fingerprint;
+  return { fingerprint, body: result.body };
+}
+
+async function servedFingerprint(serverName: string | undefined): Promise<string> {
+  return (await served(serverName)).fingerprint;
 }
 
 function document(certificates: Record<string, TestCertificate>, servers: Record<string, string>, defaultId: string | null): CertificatesDocument {
@@ -99,6 +103,17 @@ test('SNI picks the exact host, then the one-label wildcard, then the default; n
   // GET names the certificates; it never serves their PEMs (each holds a private key).
   assert.deepEqual(storedDocument.certificates, ['exact', 'fallback', 'wildcard']);
   assert.doesNotMatch(stored.body, /PRIVATE KEY|BEGIN/);
+});
+
+test('a server without a TLS context of its own and one with its own both serve the pushed certificate of their name', options, async () => {
+  const pushed = await pushCertificates(nginx.ports.status,
+    document({ exact, wildcard, fallback }, { 'a.example.test': 'exact', 'own.example.test': 'wildcard' }, 'fallback'));
+  assert.equal(pushed.status, 201, pushed.body);
+  // Set by the default server's ClientHello hook; the request still goes to the SNI's server block.
+  assert.deepEqual(await served('a.example.test'), { fingerprint: exact.fingerprint, body: 'tls without a context\n' });
+  // Its own context replaces the one the ClientHello hook set a certificate in; its own hook sets it again.
+  assert.deepEqual(await served('own.example.test'), { fingerprint: wildcard.fingerprint, body: 'tls with its own context\n' });
+  assert.deepEqual(await served('elsewhere.test'), { fingerprint: fallback.fingerprint, body: 'tls\n' });
 });
 
 test('a rotated certificate is served from the next handshake on, without a reload', options, async () => {

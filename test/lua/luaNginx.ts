@@ -46,7 +46,7 @@ export interface LuaNginxPorts {
    * Proxied responses carry `X-Alternative: $proxy_alternative_upstream_name` and `X-Upstream-Addr`.
    */
   readonly http: number;
-  /** TLS with the fake certificate plus ssl_certificate_by_lua. */
+  /** TLS with the fake certificate plus the ClientHello hook; servers a.example.test (no context) and own.example.test (its own). */
   readonly https: number;
   /** `return 200` inside the same nginx: a backend that costs almost nothing. */
   readonly cheapBackend: number;
@@ -224,12 +224,31 @@ http {
     }
   }
 
+  # As Portico's nginx.conf (renderTlsContext.ts): the listener's default server
+  # sets the certificate from the ClientHello; a server without TLS directives has
+  # no context of its own; one with them has its own context and hook.
   server {
-    listen 127.0.0.1:${ports.https} ssl;
+    listen 127.0.0.1:${ports.https} ssl default_server;
     ssl_certificate ${prefix}/certs/fake.crt;
     ssl_certificate_key ${prefix}/certs/fake.key;
-    ssl_certificate_by_lua_block { portico_certificate.call() }
+    ssl_client_hello_by_lua_block { portico_certificate.client_hello() }
     location / { return 200 "tls\\n"; }
+  }
+
+  server {
+    listen 127.0.0.1:${ports.https} ssl;
+    server_name a.example.test;
+    location / { return 200 "tls without a context\\n"; }
+  }
+
+  server {
+    listen 127.0.0.1:${ports.https} ssl;
+    server_name own.example.test;
+    ssl_certificate ${prefix}/certs/fake.crt;
+    ssl_certificate_key ${prefix}/certs/fake.key;
+    ssl_prefer_server_ciphers off;
+    ssl_certificate_by_lua_block { portico_certificate.call() }
+    location / { return 200 "tls with its own context\\n"; }
   }
 
   server {

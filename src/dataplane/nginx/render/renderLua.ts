@@ -46,6 +46,7 @@ const LuaHook = {
   rewrite: luaCall('portico.balancer', 'rewrite'),
   log: luaCall('portico.balancer', 'log'),
   certificate: luaCall('portico.certificate', 'call'),
+  clientHelloCertificate: luaCall('portico.certificate', 'client_hello'),
   handleBackends: luaCall('portico.configuration', 'handle_backends'),
   handleCertificates: luaCall('portico.configuration', 'handle_certificates'),
   handleRoutes: luaCall('portico.configuration', 'handle_routes'),
@@ -164,9 +165,14 @@ export function renderPendingRouteHook(server: ConfigBuilder): void {
   server.luaBlock('server_rewrite_by_lua_block', LuaHook.route);
 }
 
-/** In every TLS server: the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */
+/** In a TLS server with its own context (renderTlsContext.ts): the pushed certificate for the SNI name, else the server's static ssl_certificate stays. */
 export function renderCertificateHook(server: ConfigBuilder): void {
   server.luaBlock('ssl_certificate_by_lua_block', LuaHook.certificate);
+}
+
+/** In the default server of the TLS listeners: the same, from the ClientHello's SNI name, for every server without a context of its own. */
+export function renderClientHelloCertificateHook(server: ConfigBuilder): void {
+  server.luaBlock('ssl_client_hello_by_lua_block', LuaHook.clientHelloCertificate);
 }
 
 /** Timeouts of the configuration server: its own, so that the ConfigMap's (client-header-timeout "0"...) never stop a push. */

@@ -2,7 +2,7 @@
 // ingress-nginx), the internal default-server port, and the local status server.
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import type { Server } from '../../../model/types.js';
-import { filePath, literal, raw, unixSocket, type Argument } from './arguments.js';
+import { literal, raw, unixSocket, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { renderClientCertificateVerification } from './renderClientCertificates.js';
 import { renderErrorPageLocations } from './renderErrorPages.js';
@@ -11,10 +11,11 @@ import { renderGlobalAccessExemption, renderGlobalAccessServer } from './renderG
 import { renderGlobalServerSnippet } from './renderGlobalSnippets.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
-import { renderCertificateHook, renderLiveStateEndpoints } from './renderLua.js';
+import { renderLiveStateEndpoints } from './renderLua.js';
 import { renderMirrorLocations } from './renderMirror.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderTlsCiphers } from './renderTlsCiphers.js';
+import { renderTlsContext, tlsContextOf } from './renderTlsContext.js';
 import { renderRejectHandshake } from './renderTlsSettings.js';
 import { renderAppRoot } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
@@ -28,8 +29,10 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   const catchAlls = scope.configuration.servers.filter((server) => server.hostname === CATCH_ALL_HOSTNAME);
   // nginx refuses two default servers on one port.
   if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
+  // Without a catch-all (hand-built configurations) nginx takes the first server as every listener's default.
+  const defaultServer = catchAlls[0] ?? scope.configuration.servers[0];
   for (const server of scope.configuration.servers) {
-    renderServer(http, server, scope);
+    renderServer(http, server, scope, server === defaultServer);
     renderWwwRedirectServer(http, server, scope, (block) => renderPublicListens(block, scope, false));
   }
   renderDefaultPortServer(http, scope.context, scope.configuration.settings);
@@ -37,18 +40,15 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   renderConfigurationServer(http, scope.context, scope.configuration.settings);
 }
 
-function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope): void {
-  const { context, configuration } = scope;
+function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope, takesListenersDefault: boolean): void {
+  const { configuration } = scope;
   const isDefault = server.hostname === CATCH_ALL_HOSTNAME;
 
   http.block('server', [], (block) => {
     renderPublicListens(block, scope, isDefault);
     block.directive('server_name', ...serverNameArguments(server));
     block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, configuration.settings));
-    // The static fallback; Lua serves the pushed certificate of the SNI name, or the default one.
-    block.directive('ssl_certificate', filePath(context.paths.fakeCertificate));
-    block.directive('ssl_certificate_key', filePath(context.paths.fakeCertificate));
-    renderCertificateHook(block);
+    renderTlsContext(block, tlsContextOf(server, scope, takesListenersDefault), scope);
     if (isDefault) renderRejectHandshake(block, configuration.settings);
     renderClientCertificateVerification(block, server, scope);
     renderTlsCiphers(block, server, scope);

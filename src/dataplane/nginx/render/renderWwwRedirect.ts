@@ -4,13 +4,14 @@
 // `<scheme>://<host>:<port><request URI without one trailing "/">`, the
 // scheme and port the client used (X-Forwarded-Proto and -Port with
 // use-forwarded-headers), over HTTP and HTTPS. Its certificate is the host's
-// when that covers the name, else the default one (live state, liveState.ts).
+// when that covers the name, else the default one (live state, liveState.ts),
+// set by the default server's ClientHello hook: it sets no TLS directive, so it
+// needs no TLS context of its own (renderTlsContext.ts).
 import type { Server } from '../../../model/types.js';
-import { describeValue, filePath, ifMatches, isDnsName, raw, template } from './arguments.js';
+import { describeValue, ifMatches, isDnsName, raw, template } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { renderGlobalAccessServer } from './renderGlobalAccess.js';
-import { renderCertificateHook } from './renderLua.js';
 import type { RenderScope } from './renderScope.js';
 import { serverNameArgument } from './serverNames.js';
 import { HttpVariable, setLogVariableDefaults } from './variables.js';
@@ -37,9 +38,6 @@ export function renderWwwRedirectServer(
     renderListens(block);
     block.directive('server_name', serverNameArgument(redirect.hostname));
     block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, scope.configuration.settings));
-    block.directive('ssl_certificate', filePath(scope.context.paths.fakeCertificate));
-    block.directive('ssl_certificate_key', filePath(scope.context.paths.fakeCertificate));
-    renderCertificateHook(block);
     setLogVariableDefaults(block);
     block.directive('set', raw.variable(REDIRECT_URI), raw.variable('$request_uri'));
     block.block('if', ifMatches('$request_uri', '^(.*)/$'), (branch) => {

@@ -44,6 +44,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   ['server_rewrite_by_lua_block', 'portico_routes.route()'],
   ['balancer_by_lua_block', 'portico_balancer.balance()'],
   ['ssl_certificate_by_lua_block', 'portico_certificate.call()'],
+  ['ssl_client_hello_by_lua_block', 'portico_certificate.client_hello()'],
   ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
   ['log_by_lua_block', 'portico_balancer.log()'],
   ['content_by_lua_block', 'portico_configuration.handle_backends()'],
@@ -167,7 +168,14 @@ describe('hostile values in user-controlled fields', () => {
     assert.equal(count('init_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
     assert.equal(count('content_by_lua_block'), 5);
-    assert.equal(count('ssl_certificate_by_lua_block'), hostile.servers.length);
+    // One TLS context for every server without TLS directives of its own (renderTlsContext.ts): the default server's;
+    // the hostile servers that verify client certificates have their own, with its own hook.
+    assert.equal(count('ssl_client_hello_by_lua_block'), 1);
+    const verifying = hostile.servers.filter(
+      (server) => server.clientCertificates !== undefined && !('refused' in server.clientCertificates),
+    );
+    assert.ok(verifying.length > 0);
+    assert.equal(count('ssl_certificate_by_lua_block'), verifying.length);
     // The catch-all's routes of hosts nginx.conf does not have yet.
     assert.equal(count('server_rewrite_by_lua_block'), 1);
     // Plain HTTP upstreams only: the balancer phase decides everything.

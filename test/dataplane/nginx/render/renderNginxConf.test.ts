@@ -269,26 +269,35 @@ describe('servers', () => {
     }
   });
 
-  test('certificates: every server names the static fallback, and Lua picks the pushed one by SNI', () => {
+  test('certificates: only the default server and a server with TLS directives of its own have a TLS context; Lua picks the pushed one by SNI', () => {
     const config = configuration({
       servers: [
         server('_', []),
         server('a.example.com', [], { tls: true, certificate: 'a-1' }),
         server('b.example.com', [], { tls: true }),
+        {
+          ...server('c.example.com', [], { tls: true }),
+          tlsCiphers: { ciphers: { list: 'ECDHE-RSA-AES128-GCM-SHA256', ingress: { namespace: 'default', name: 'c' } } },
+        },
       ],
       certificates: [certificate('a-1', ['a.example.com'])],
       defaultCertificate: 'a-1',
     });
     const tree = parsed(config, testContext({ paths: { fakeCertificate: '/etc/portico/fake.pem' } }));
-    for (const hostname of ['_', 'a.example.com', 'b.example.com']) {
+    const hooks = (hostname: string) => luaBlocks([serverNamed(tree, hostname)]).filter(([name]) => name?.startsWith('ssl_') === true);
+    for (const hostname of ['_', 'c.example.com']) {
       const block = serverNamed(tree, hostname);
       assert.deepEqual(argsOf(block, 'ssl_certificate'), [['/etc/portico/fake.pem']], hostname);
       assert.deepEqual(argsOf(block, 'ssl_certificate_key'), [['/etc/portico/fake.pem']], hostname);
-      assert.deepEqual(
-        luaBlocks([block]).filter(([name]) => name === 'ssl_certificate_by_lua_block'),
-        [['ssl_certificate_by_lua_block', 'portico_certificate.call()']],
-        hostname,
-      );
+    }
+    // The default server sets the certificate from the ClientHello, before SNI selects a server.
+    assert.deepEqual(hooks('_'), [['ssl_client_hello_by_lua_block', 'portico_certificate.client_hello()']]);
+    // Selecting a server with a context of its own swaps it in: its own hook sets the certificate again.
+    assert.deepEqual(hooks('c.example.com'), [['ssl_certificate_by_lua_block', 'portico_certificate.call()']]);
+    for (const hostname of ['a.example.com', 'b.example.com']) {
+      const block = serverNamed(tree, hostname);
+      assert.deepEqual(argsOf(block, 'ssl_certificate'), [], hostname);
+      assert.deepEqual(hooks(hostname), [], hostname);
     }
     // An id no Certificate has is the Lua module's business (it keeps the fallback), not a render error.
     assert.doesNotThrow(() => renderNginxConf({ ...config, certificates: [] }, testContext()));
