@@ -23,6 +23,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ -z "$policy_added" ] || rm -f /usr/sbin/policy-rc.d
 fi
 
+# Portico's build of Debian's lua-nginx-module (scripts/build-lua-module.sh, cached;
+# docs/scale.md), where the data plane loads it (src/dataplane/nginx/luaModule.ts).
+# Replaced by a rename, never rewritten in place: a running nginx has it mapped.
+lua_module=$(bash scripts/build-lua-module.sh)
+installed_lua_module=/usr/lib/portico/ngx_http_lua_module.so
+if ! cmp -s "$lua_module" "$installed_lua_module"; then
+  [ "$(id -u)" = 0 ] || { echo "setup: run as root to install $installed_lua_module" >&2; exit 1; }
+  mkdir -p "$(dirname "$installed_lua_module")"
+  cp "$lua_module" "$installed_lua_module.tmp"
+  chmod 0644 "$installed_lua_module.tmp"
+  mv "$installed_lua_module.tmp" "$installed_lua_module"
+fi
+
 # npm packages, reinstalled only when the lock file changed.
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.portico-lock-hash 2>/dev/null)" != "$lock_hash" ]; then

@@ -12,6 +12,7 @@ import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
+import { chosenLuaModule } from '../dataplane/nginx/luaModule.js';
 import { startHealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
@@ -159,6 +160,7 @@ async function run(argv: readonly string[]): Promise<number> {
     monitor: metrics.monitor,
     endpointGuard: endpoints.guard,
     geoip2Databases: availableGeoip2Databases(logger),
+    luaModuleFile: chosenLuaModule(logger),
     onNginxExit: () => void healthCheck.refresh?.(),
   });
   const syncLoop = new SyncLoop({

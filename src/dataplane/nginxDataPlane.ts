@@ -2,6 +2,7 @@
 // structure is rendered to nginx.conf, which is reloaded only when the text
 // changed; endpoints and certificates are pushed to nginx's Lua live, so they
 // never cause a reload. Knows nginx, not Kubernetes.
+import { chooseLuaModule } from './nginx/luaModule.js';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import type { Logger } from '../log/logger.js';
@@ -60,6 +61,8 @@ export interface NginxDataPlaneOptions {
   endpointGuard: EndpointGuard;
   /** The MaxMind databases use-geoip2 reads (geoip2Databases.ts). */
   geoip2Databases?: readonly string[];
+  /** The ngx_http_lua_module.so to load (luaModule.ts; default: Portico's build where installed, else Debian's). */
+  luaModuleFile?: string;
   /** Told when the nginx master dies (NginxProcessOptions.onMasterExit). */
   onNginxExit?: () => void;
 }
@@ -152,6 +155,7 @@ export class NginxDataPlane implements DataPlane {
       listenAddresses: this.options.listenAddresses,
       hostHasIpv6: this.options.hostHasIpv6 ?? hostHasIpv6(),
       luaDir: LUA_DIR,
+      luaModuleFile: this.options.luaModuleFile ?? chooseLuaModule().file,
       monitor: this.options.monitor,
       geoip2Databases: this.options.geoip2Databases,
       selfEndpoints: {

@@ -12,13 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { chooseLuaModule } from '../../src/dataplane/nginx/luaModule.js';
 import { eventually } from '../support/eventually.js';
 import { freeLoopbackPorts } from '../support/freePort.js';
 
 const run = promisify(execFile);
 
 export const NGINX_BINARY = '/usr/sbin/nginx';
-export const LUA_MODULES = ['/usr/share/nginx/modules/ndk_http_module.so', '/usr/share/nginx/modules/ngx_http_lua_module.so'];
+/** NDK, then the Lua module Portico's data plane loads (Portico's build where installed: luaModule.ts). */
+export const LUA_MODULES = ['/usr/share/nginx/modules/ndk_http_module.so', chooseLuaModule().file];
 
 /** A reason to skip the tests that run nginx with Lua, or undefined when they can run. */
 export const missingLuaNginx: string | undefined = [NGINX_BINARY, ...LUA_MODULES].find((path) => !existsSync(path))?.concat(' is not installed');

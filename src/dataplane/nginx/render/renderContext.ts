@@ -83,8 +83,10 @@ export interface RenderContext {
   readonly paths: RenderPaths;
   /** `user` of the worker processes (only meaningful when nginx starts as root); undefined keeps nginx's default. */
   readonly workerUser: string | undefined;
-  /** Directory of the dynamic modules `ndk_http_module.so` and `ngx_http_lua_module.so`. */
+  /** Directory of Debian's dynamic modules (`ndk_http_module.so`, the stream, headers-more, GeoIP2, ModSecurity modules). */
   readonly modulesDir: string;
+  /** The `ngx_http_lua_module.so` nginx loads: Portico's build where installed (luaModule.ts), else Debian's in modulesDir. */
+  readonly luaModuleFile: string;
   /** Absolute directory holding Portico's Lua modules (`portico/*.lua`): the repository's `lua/`. */
   readonly luaDir: string;
   /**
@@ -118,6 +120,7 @@ export interface RenderContextOptions {
   paths?: Partial<RenderPaths>;
   workerUser?: string;
   modulesDir?: string;
+  luaModuleFile?: string;
   liveStateMemory?: string;
   monitor?: MonitorTarget;
   /** Ports besides the listen ports and the monitor's (healthz, webhook), and Kubernetes mode. */
@@ -157,6 +160,7 @@ export function createRenderContext(directory: string, options: RenderContextOpt
     },
     workerUser: options.workerUser,
     modulesDir: options.modulesDir ?? DEFAULT_MODULES_DIR,
+    luaModuleFile: options.luaModuleFile ?? posix.join(options.modulesDir ?? DEFAULT_MODULES_DIR, 'ngx_http_lua_module.so'),
     luaDir: options.luaDir,
     liveStateMemory: options.liveStateMemory ?? DEFAULT_LIVE_STATE_MEMORY,
     monitor: options.monitor,

@@ -19,7 +19,8 @@ export const BALANCER_UPSTREAM = 'upstream_balancer';
 /** Where lua/portico/balancer.lua reads the no-endpoints server's address. */
 const NO_ENDPOINTS_PEER_VARIABLE = '$portico_no_endpoints_peer';
 
-const MODULE_FILES = ['ndk_http_module.so', 'ngx_http_lua_module.so'];
+/** The Lua module needs the NDK's symbols: it is loaded first. */
+const NDK_MODULE_FILE = 'ndk_http_module.so';
 
 /** lua/portico/state.lua's dict. */
 const SHARED_DICT = 'portico_configuration';
@@ -57,7 +58,8 @@ const LuaHook = {
 
 /** The main context's `load_module`s; they must come before the blocks that use the modules. */
 export function renderLuaModules(main: ConfigBuilder, context: RenderContext): void {
-  for (const file of MODULE_FILES) main.directive('load_module', filePath(posix.join(context.modulesDir, file)));
+  main.directive('load_module', filePath(posix.join(context.modulesDir, NDK_MODULE_FILE)));
+  main.directive('load_module', filePath(context.luaModuleFile));
 }
 
 /** The http block's module path, shared dict, and the modules loaded in the master (workers inherit them). */
