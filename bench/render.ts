@@ -8,9 +8,12 @@
  * list does, then syncs as SyncLoop.sync does: acceptance, buildConfiguration,
  * renderNginxConf, and the JSON.stringify it compares configurations with.
  * The first sync (cold JIT, certificates parsed) is reported apart from the
- * median of the later ones.
+ * median of the later ones. `nginx -t` runs on the result twice, side by side:
+ * with the Lua module Portico loads (its build of Debian's, luaModule.ts) and
+ * with Debian's, which builds an OpenSSL context in every location block.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { IngressAcceptance } from '../src/controller/ingressAcceptance.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
-import { testConfig } from '../src/dataplane/nginx/process/testConfig.js';
+import { DEBIAN_LUA_MODULE, PORTICO_LUA_MODULE } from '../src/dataplane/nginx/luaModule.js';
+import { nginxArguments } from '../src/dataplane/nginx/process/nginxArguments.js';
 import { createRenderContext, type RenderContext } from '../src/dataplane/nginx/render/renderContext.js';
 import { renderNginxConf } from '../src/dataplane/nginx/render/renderNginxConf.js';
 import { ensureFakeCertificate } from '../src/dataplane/tls/fakeCertificate.js';
@@ -41,6 +45,8 @@ import { figure, printTable } from './support/table.js';
 
 const SIZES = [1_000, 10_000];
 const NGINX_BINARY = '/usr/sbin/nginx';
+/** GNU time (Debian's `time`, bench/run.sh installs it): the peak RSS of nginx -t. */
+const GNU_TIME = '/usr/bin/time';
 // Far above what 10,000 Ingresses take on 2 cores, so a slow test is measured rather than cut off.
 const NGINX_TEST_TIMEOUT_MS = 600_000;
 const MIB = 1024 * 1024;
@@ -72,7 +78,14 @@ interface SizeReport {
   heapBeforeBytes: number;
   heapAfterBytes: number;
   rssAfterBytes: number;
-  nginxTestMs: number;
+  /** With Portico's Lua module, then with Debian's. */
+  nginxTest: { portico: NginxTestCost; debian: NginxTestCost };
+}
+
+interface NginxTestCost {
+  ms: number;
+  /** Peak resident memory, undefined without GNU time. */
+  maxRssBytes: number | undefined;
 }
 
 /** What the controller holds after a sync (the store, accepted versions, the configuration and its texts). */
@@ -175,7 +188,7 @@ async function measureFirstSync(
     confLines: state.conf.split('\n').length - 1,
     heapAfterBytes: heapUsed,
     rssAfterBytes: rss,
-    nginxTestMs: await timeNginxTest(layout, state),
+    nginxTest: await nginxTestCosts(layout, state),
   };
 }
 
@@ -184,8 +197,10 @@ async function createBenchPrefix(): Promise<{ layout: PrefixLayout; context: Ren
   const layout = prefixLayout(await mkdtemp(join(tmpdir(), 'portico-bench-render-')));
   await createPrefixDirs(layout);
   const fakeCertificate = await ensureFakeCertificate(layout.certificateDir);
+  if (!existsSync(PORTICO_LUA_MODULE)) throw new Error(`${PORTICO_LUA_MODULE} is missing: run scripts/setup.sh`);
   const context = createRenderContext(layout.prefix, {
     luaDir: fileURLToPath(new URL('../lua/', import.meta.url)),
+    luaModuleFile: PORTICO_LUA_MODULE,
     paths: { errorLog: layout.errorLog, accessLog: layout.accessLog, temp: layout.temp, fakeCertificate },
   });
   return { layout, context };
@@ -252,14 +267,34 @@ function timedSync(
   };
 }
 
-/** `nginx -t` as NginxProcess runs it at start (a reload loads the same), on the first sync's text. */
-async function timeNginxTest(layout: PrefixLayout, state: SyncState): Promise<number> {
-  await writeFile(layout.candidateConfigFile, state.conf, { mode: 0o600 });
+/**
+ * `nginx -t` as NginxProcess runs it at start (a reload loads the same), on the
+ * first sync's text: with Portico's Lua module, then the same text with Debian's.
+ */
+async function nginxTestCosts(layout: PrefixLayout, state: SyncState): Promise<SizeReport['nginxTest']> {
+  const portico = await timedNginxTest(layout, state.conf);
+  const debian = await timedNginxTest(layout, state.conf.replace(`"${PORTICO_LUA_MODULE}"`, `"${DEBIAN_LUA_MODULE}"`));
+  return { portico, debian };
+}
+
+async function timedNginxTest(layout: PrefixLayout, conf: string): Promise<NginxTestCost> {
+  await writeFile(layout.candidateConfigFile, conf, { mode: 0o600 });
+  const nginx = [NGINX_BINARY, '-t', '-q', ...nginxArguments(layout, layout.candidateConfigFile)];
+  const withTime = existsSync(GNU_TIME);
+  const [command, ...args] = withTime ? [GNU_TIME, '-f', 'maxrss %M', ...nginx] : nginx;
   const started = performance.now();
-  const tested = await testConfig(NGINX_BINARY, layout, layout.candidateConfigFile, NGINX_TEST_TIMEOUT_MS);
-  const elapsed = performance.now() - started;
-  if (!tested.ok) throw new Error(`nginx -t refused the rendered configuration: ${tested.error}`);
-  return elapsed;
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: NGINX_TEST_TIMEOUT_MS, killSignal: 'SIGKILL' });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(stderr) : reject(new Error(`nginx -t refused the rendered configuration: ${stderr}`)),
+    );
+  });
+  const ms = performance.now() - started;
+  const kib = /^maxrss (\d+)$/m.exec(output)?.[1];
+  return { ms, maxRssBytes: kib === undefined ? undefined : Number(kib) * 1024 };
 }
 
 function printReports(reports: readonly SizeReport[]): void {
@@ -297,7 +332,14 @@ function printReports(reports: readonly SizeReport[]): void {
         ...reports.map((r) => `${mib(r.heapAfterBytes - r.heapBeforeBytes)} (${mib(r.heapAfterBytes)})`),
       ],
       ['RSS after first sync (MiB)', ...reports.map((r) => mib(r.rssAfterBytes))],
-      ['nginx -t (ms, once)', ...reports.map((r) => figure(r.nginxTestMs))],
+      ...(['portico', 'debian'] as const).map((module) => [
+        `nginx -t (ms, once; peak RSS MiB), ${module === 'portico' ? "Portico's" : "Debian's"} Lua module`,
+        ...reports.map((r) => {
+          const cost = r.nginxTest[module];
+          return `${figure(cost.ms)} (${cost.maxRssBytes === undefined ? 'n/a' : mib(cost.maxRssBytes)})`;
+        }),
+      ]),
+      ["nginx -t, Debian's / Portico's module (time)", ...reports.map((r) => figure(r.nginxTest.debian.ms / r.nginxTest.portico.ms, 2))],
     ],
   );
 }
