@@ -84,7 +84,8 @@ interface SizeReport {
 
 interface NginxTestCost {
   ms: number;
-  /** Peak resident memory, undefined without GNU time. */
+  /** User plus system CPU, and the peak resident memory; undefined without GNU time. */
+  cpuMs: number | undefined;
   maxRssBytes: number | undefined;
 }
 
@@ -281,7 +282,7 @@ async function timedNginxTest(layout: PrefixLayout, conf: string): Promise<Nginx
   await writeFile(layout.candidateConfigFile, conf, { mode: 0o600 });
   const nginx = [NGINX_BINARY, '-t', '-q', ...nginxArguments(layout, layout.candidateConfigFile)];
   const withTime = existsSync(GNU_TIME);
-  const [command, ...args] = withTime ? [GNU_TIME, '-f', 'maxrss %M', ...nginx] : nginx;
+  const [command, ...args] = withTime ? [GNU_TIME, '-f', 'maxrss %M cpu %U %S', ...nginx] : nginx;
   const started = performance.now();
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(command!, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: NGINX_TEST_TIMEOUT_MS, killSignal: 'SIGKILL' });
@@ -293,8 +294,9 @@ async function timedNginxTest(layout: PrefixLayout, conf: string): Promise<Nginx
     );
   });
   const ms = performance.now() - started;
-  const kib = /^maxrss (\d+)$/m.exec(output)?.[1];
-  return { ms, maxRssBytes: kib === undefined ? undefined : Number(kib) * 1024 };
+  const usage = /^maxrss (\d+) cpu ([\d.]+) ([\d.]+)$/m.exec(output);
+  if (usage === null) return { ms, cpuMs: undefined, maxRssBytes: undefined };
+  return { ms, cpuMs: (Number(usage[2]) + Number(usage[3])) * 1000, maxRssBytes: Number(usage[1]) * 1024 };
 }
 
 function printReports(reports: readonly SizeReport[]): void {
@@ -333,10 +335,11 @@ function printReports(reports: readonly SizeReport[]): void {
       ],
       ['RSS after first sync (MiB)', ...reports.map((r) => mib(r.rssAfterBytes))],
       ...(['portico', 'debian'] as const).map((module) => [
-        `nginx -t (ms, once; peak RSS MiB), ${module === 'portico' ? "Portico's" : "Debian's"} Lua module`,
+        `nginx -t, ${module === 'portico' ? "Portico's" : "Debian's"} Lua module: ms once (CPU ms; peak RSS MiB)`,
         ...reports.map((r) => {
           const cost = r.nginxTest[module];
-          return `${figure(cost.ms)} (${cost.maxRssBytes === undefined ? 'n/a' : mib(cost.maxRssBytes)})`;
+          const cpu = cost.cpuMs === undefined ? 'n/a' : figure(cost.cpuMs);
+          return `${figure(cost.ms)} (${cpu}; ${cost.maxRssBytes === undefined ? 'n/a' : mib(cost.maxRssBytes)})`;
         }),
       ]),
       ["nginx -t, Debian's / Portico's module (time)", ...reports.map((r) => figure(r.nginxTest.debian.ms / r.nginxTest.portico.ms, 2))],

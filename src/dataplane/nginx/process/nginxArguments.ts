@@ -1,5 +1,6 @@
-// nginx's command line, the same for `nginx -t` and for the master, so a test
-// passes only if the configuration can run exactly as it will be run.
+// nginx's command line, the same for the master and for a `nginx -t` (the
+// benchmarks'), so a test passes only if the configuration can run exactly as
+// it will be run.
 import type { PrefixLayout } from './prefixLayout.js';
 
 /**
@@ -26,7 +27,12 @@ function porticoDirectives(layout: PrefixLayout): string {
   ].join(' ');
 }
 
-/** Arguments for `nginx` to run (or, with `-t` prepended, test) `configFile` in the prefix. */
+/**
+ * Arguments for `nginx` to run (or, with `-t` prepended, test) `configFile` in
+ * the prefix. `-e`: what nginx logs before it has read the configuration's
+ * error_log (a directive it refuses at start) goes to the control log too, not
+ * to stderr, so a refused start is reported with its line (launchMaster.ts).
+ */
 export function nginxArguments(layout: PrefixLayout, configFile: string): string[] {
-  return ['-p', `${layout.prefix}/`, '-c', configFile, '-g', porticoDirectives(layout)];
+  return ['-p', `${layout.prefix}/`, '-e', layout.controlLog, '-c', configFile, '-g', porticoDirectives(layout)];
 }
