@@ -5,11 +5,13 @@
 -- A matching request gets the log variables its location block would set and
 -- continues in `location @portico_pending`, which proxies through the
 -- balancer like a location with the ConfigMap's defaults; anything else
--- continues in the catch-all as before.
+-- continues in the catch-all as before. A TLS host's plain HTTP request goes
+-- to `@portico_pending_https_redirect` instead (its locations' redirect), and
+-- its HTTPS answers get the HSTS header its server block adds.
 --
 -- The document: { "hosts": { "<host>": [ { "path", "exact", "backend" (or
 -- null: 404), "namespace", "ingress", "service", "servicePort",
--- "locationPath" } ] } }. Paths match as the rendered locations would: an
+-- "locationPath", "httpsRedirect", "hsts" } ] } }. Paths match as the rendered locations would: an
 -- exact path, or a prefix path itself (its `= /p` twin), wins; otherwise the
 -- longest prefix `/p` of which the URI is `/p/...`; `/` matches everything.
 local cjson = require("cjson.safe")
@@ -18,7 +20,6 @@ local state = require("portico.state")
 local ngx = ngx
 local ngx_var = ngx.var
 local ngx_exec = ngx.exec
-local ngx_exit = ngx.exit
 local ngx_log = ngx.log
 local type = type
 local pairs = pairs
@@ -33,9 +34,13 @@ local _M = {}
 
 local DOCUMENT = "routes"
 local VERSION_KEY = state.version_key(DOCUMENT)
-local PENDING_LOCATION = "@portico_pending" -- src/dataplane/nginx/render/renderLua.ts
+-- src/dataplane/nginx/render/renderLua.ts
+local PENDING_LOCATION = "@portico_pending"
+local HTTPS_REDIRECT_LOCATION = "@portico_pending_https_redirect"
+local NOT_FOUND_LOCATION = "@portico_pending_not_found"
 local SLASH = string_byte("/")
 local LOG_FIELDS = { "namespace", "ingress", "service", "servicePort", "locationPath" }
+local FLAG_FIELDS = { "httpsRedirect", "hsts" }
 
 local function route_error(route, where)
   if type(route) ~= "table" then
@@ -55,6 +60,11 @@ local function route_error(route, where)
   for _, field in ipairs(LOG_FIELDS) do
     if type(route[field]) ~= "string" then
       return where .. "." .. field .. " must be a string"
+    end
+  end
+  for _, field in ipairs(FLAG_FIELDS) do
+    if type(route[field]) ~= "boolean" then
+      return where .. "." .. field .. " must be a boolean"
     end
   end
 end
@@ -168,8 +178,15 @@ function _M.route()
   var.service_name = route.service
   var.service_port = route.servicePort
   var.location_path = route.locationPath
+  -- As the location block's rewrite-phase `if` does, before anything else.
+  if route.httpsRedirect and var.pass_access_scheme == "http" then
+    return ngx_exec(HTTPS_REDIRECT_LOCATION)
+  end
+  if route.hsts then
+    var.portico_pending_hsts = var.hsts_header -- empty over plain HTTP, as the server block's map
+  end
   if route.backend == nil then
-    return ngx_exit(404)
+    return ngx_exec(NOT_FOUND_LOCATION)
   end
   return ngx_exec(PENDING_LOCATION)
 end

@@ -94,7 +94,8 @@ test('a rotated certificate is served without a reload', async () => {
   const host = 'rotate.live.test';
   await createService(cluster, 'tls-app', await startBackends(cluster, 'tls-app'));
   const first = await applyTlsSecret(cluster, 'rotating', [host]);
-  await applyIngress(
+  // A TLS host is served before its reload (its pending route): wait for the reload, so that none follows below.
+  await applyIngressAndReload(
     cluster,
     ingress(cluster, 'rotating', {
       tls: [{ hosts: [host], secretName: 'rotating' }],
@@ -102,7 +103,6 @@ test('a rotated certificate is served without a reload', async () => {
     }),
   );
   const fingerprint = async () => (await httpGet({ port: cluster.portico.ports.https, host, https: true })).certificate?.fingerprint256;
-  // The route answering means the reload that added the host is done (certificates arrive live, before it).
   await eventually(async () => {
     const result = await httpGet({ port: cluster.portico.ports.https, host, https: true });
     assert.equal(result.status === 200 ? echoed(result).service : result.status, 'tls-app');

@@ -54,8 +54,8 @@ function configurations(): { running: Configuration; next: Configuration } {
         location('/shop', 'prefix', shop.name, { ingress: ingressRef('shop', 'web') }),
         location('/shop/login', 'exact', login.name, { ingress: ingressRef('shop', 'login') }),
       ]),
-      // Waits for the reload: TLS hosts redirect and present their own certificate.
-      server('secure.example.com', [location('/', 'prefix', shop.name)], { tls: true }),
+      // A TLS host: plain HTTP redirects to HTTPS, HTTPS answers with HSTS.
+      server('secure.example.com', [location('/', 'prefix', shop.name), location('/missing/', 'exact', undefined)], { tls: true }),
     ],
     backends: [old, shop, login],
   });
@@ -65,6 +65,13 @@ function configurations(): { running: Configuration; next: Configuration } {
 async function instanceAt(port: number, host: string, path: string): Promise<string | number> {
   const answer = await httpGet({ port, host, path });
   return answer.status === 200 ? echoed(answer).instance : answer.status;
+}
+
+/** An HTTPS answer (SNI `host`): the echo instance or the status, and whether it carried HSTS. */
+async function tlsAnswer(port: number, host: string, path: string): Promise<string> {
+  const answer = await httpGet({ port, host, path, https: true });
+  const what = answer.status === 200 ? echoed(answer).instance : String(answer.status);
+  return `${what} ${answer.headers['strict-transport-security'] === undefined ? 'without' : 'with'} HSTS`;
 }
 
 test('the catch-all routes a new plain host from live state alone, as its server block will once loaded', options, async () => {
@@ -88,11 +95,15 @@ test('the catch-all routes a new plain host from live state alone, as its server
       ['NEW.example.com:8080', '/shop/', 'shop-1'], // $host: lower case, no port
       ['new.example.com', '/shopping', 404], // element-wise: the generated "/" answers
       ['new.example.com', '/', 404],
-      ['secure.example.com', '/', 404], // not pending: the catch-all answers
+      ['secure.example.com', '/', 308], // to HTTPS, below
       ['unknown.example.com', '/shop', 404],
       ['old.example.com', '/shop', 'old-1'], // served hosts never reach the catch-all
     ];
     for (const [host, path, answer] of expected) assert.equal(await instanceAt(http, host, path), answer, `${host}${path}`);
+    assert.equal(await tlsAnswer(https, 'secure.example.com', '/'), 'shop-1 with HSTS');
+    assert.equal(await tlsAnswer(https, 'secure.example.com', '/missing/'), '404 with HSTS');
+    const redirectBefore = (await httpGet({ port: http, host: 'secure.example.com', path: '/a/b/?q=1' })).headers.location;
+    assert.equal(redirectBefore, 'https://secure.example.com/a/b/?q=1');
     assert.equal(dataPlane.nginx.reloads, 0, 'no reload so far');
 
     // What the proxied request carries is what the host's own location will send.
@@ -111,9 +122,11 @@ test('the catch-all routes a new plain host from live state alone, as its server
     assert.equal(await instanceAt(http, 'new.example.com', '/shop/cart'), 'shop-1');
 
     assert.equal((await (await dataPlane.apply(next)).done).outcome, 'reloaded');
-    for (const [host, path, answer] of expected.filter(([host]) => host !== 'secure.example.com')) {
-      assert.equal(await instanceAt(http, host, path), answer, `after the reload: ${host}${path}`);
-    }
+    for (const [host, path, answer] of expected) assert.equal(await instanceAt(http, host, path), answer, `after the reload: ${host}${path}`);
+    // The host's own server block answers as its pending route did.
+    assert.equal(await tlsAnswer(https, 'secure.example.com', '/'), 'shop-1 with HSTS');
+    assert.equal(await tlsAnswer(https, 'secure.example.com', '/missing/'), '404 with HSTS');
+    assert.equal((await httpGet({ port: http, host: 'secure.example.com', path: '/a/b/?q=1' })).headers.location, redirectBefore);
   } finally {
     await dataPlane.stop();
   }

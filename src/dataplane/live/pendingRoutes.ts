@@ -4,14 +4,19 @@
 // the running nginx.conf does not have is answered by the catch-all server,
 // whose Lua (lua/portico/routes.lua) routes it with this document: its paths,
 // backends and log variables. Only a host that nginx would serve exactly as
-// that route does qualifies: plain HTTP (no TLS, so no redirect and no
-// certificate of its own), exact and prefix paths only, every location
-// annotation at the ConfigMap's default. Any other waits for the reload, as
-// before.
+// that route does qualifies: exact and prefix paths only, every location
+// annotation at the ConfigMap's default, and TLS only as the catch-all can
+// stand for it: the certificate of its SNI name comes from the live state
+// (the listeners' default server sets it, renderTlsContext.ts), a plain HTTP
+// request gets the HTTPS redirect its location renders, an HTTPS answer its
+// server's HSTS header; no client certificates, no ciphers of its own. Any
+// other waits for the reload, as before.
 import { defaultLocationAnnotations } from '../../model/annotations/parseIngressAnnotations.js';
 import { CATCH_ALL } from '../../model/ingressRules.js';
 import { normalizePrefix } from '../../model/locations.js';
+import type { GlobalSettings } from '../../model/settings/globalSettings.js';
 import type { Backend, Configuration, Location, LocationAnnotations, Server } from '../../model/types.js';
+import { redirectsToHttps } from '../nginx/render/renderLocation.js';
 import { locationLogFields } from '../locationLogFields.js';
 
 /** One location of a pending host: lua/portico/routes.lua's contract. */
@@ -27,6 +32,10 @@ export interface PendingRoute {
   service: string;
   servicePort: string;
   locationPath: string;
+  /** Plain HTTP answers the redirect to HTTPS (ssl-redirect of a TLS host, outside no-tls-redirect-locations). */
+  httpsRedirect: boolean;
+  /** HTTPS answers carry the ConfigMap's HSTS header (a TLS host with hsts on). */
+  hsts: boolean;
 }
 
 export interface PendingRoutesDocument {
@@ -41,22 +50,22 @@ export function pendingRoutes(configuration: Configuration, servedHosts: Readonl
   for (const server of configuration.servers) {
     if (servedHosts.has(server.hostname) || !qualifies(server)) continue;
     if (!server.locations.every((location) => isPlain(location, defaults))) continue;
-    hosts[server.hostname] = server.locations.map((location) => route(location, backends));
+    hosts[server.hostname] = server.locations.map((location) => route(location, server, configuration.settings, backends));
   }
   return { hosts };
 }
 
 /**
- * A plain host name: not the catch-all, not a wildcard, no TLS, no client
- * certificates (the catch-all server would answer its HTTPS requests without verifying them).
+ * A plain host name: not the catch-all, not a wildcard, no client certificates
+ * (the catch-all server would answer its HTTPS requests without verifying them)
+ * and no TLS ciphers of its own (the catch-all's context has the ConfigMap's).
  */
 function qualifies(server: Server): boolean {
   return (
     server.hostname !== CATCH_ALL &&
     !server.hostname.startsWith('*.') &&
-    !server.tls &&
-    server.certificate === undefined &&
-    server.clientCertificates === undefined
+    server.clientCertificates === undefined &&
+    server.tlsCiphers === undefined
   );
 }
 
@@ -72,8 +81,8 @@ const PENDING_ROUTE_PARTS: ReadonlySet<string> = new Set<keyof LocationAnnotatio
 /**
  * Rendered, the location would be the pending-route location itself: an exact
  * or prefix path, proxied over plain HTTP (or a 404) with the defaults' limits
- * and timeouts, no rewrite, no address filter, no forced redirect (a host
- * without TLS has no other), and nothing else.
+ * and timeouts, no rewrite, no address filter, no forced redirect (the
+ * redirect of a TLS host is the route's httpsRedirect), and nothing else.
  */
 function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   const { rewrite, backendProtocol, proxy, ipAccess } = location.annotations;
@@ -96,7 +105,7 @@ function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   );
 }
 
-function route(location: Location, backends: ReadonlyMap<string, Backend>): PendingRoute {
+function route(location: Location, server: Server, settings: GlobalSettings, backends: ReadonlyMap<string, Backend>): PendingRoute {
   const { namespace, ingress, service, servicePort, locationPath } = locationLogFields(
     location,
     location.backend === undefined ? undefined : backends.get(location.backend),
@@ -111,5 +120,7 @@ function route(location: Location, backends: ReadonlyMap<string, Backend>): Pend
     service,
     servicePort,
     locationPath,
+    httpsRedirect: redirectsToHttps(location, server, settings),
+    hsts: server.tls && settings.hsts,
   };
 }

@@ -41,6 +41,8 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
           service: 'api',
           servicePort: 'http',
           locationPath: '/api/',
+          httpsRedirect: false,
+          hsts: false,
         },
         {
           path: '/login',
@@ -51,8 +53,21 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
           service: 'web',
           servicePort: '80',
           locationPath: '/login',
+          httpsRedirect: false,
+          hsts: false,
         },
-        { path: '/', exact: false, backend: null, namespace: '', ingress: '', service: '', servicePort: '', locationPath: '/' },
+        {
+          path: '/',
+          exact: false,
+          backend: null,
+          namespace: '',
+          ingress: '',
+          service: '',
+          servicePort: '',
+          locationPath: '/',
+          httpsRedirect: false,
+          hsts: false,
+        },
       ],
     },
   });
@@ -70,8 +85,10 @@ test('hosts the running nginx.conf serves, the catch-all and wildcards are never
 test('a host waits for its reload when any location differs from what the pending route renders', () => {
   const servedNothing = new Set<string>();
   const variants = {
-    tls: server('h.example.com', [location('/', 'prefix', web.name)], { tls: true }),
-    certificate: server('h.example.com', [location('/', 'prefix', web.name)], { certificate: 'shop/h' }),
+    ciphers: {
+      ...server('h.example.com', [location('/', 'prefix', web.name)], { tls: true }),
+      tlsCiphers: { ciphers: { list: 'ECDHE-RSA-AES128-GCM-SHA256', ingress: ingressRef('shop', 'web') } },
+    },
     regex: server('h.example.com', [location('/a.*', 'regex', web.name)]),
     rewrite: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { target: '/' } } })]),
     useRegex: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { useRegex: true } } })]),
@@ -102,6 +119,34 @@ test('a host waits for its reload when any location differs from what the pendin
     backends: [web],
   });
   assert.deepEqual(Object.keys(pendingRoutes(plain, servedNothing).hosts), ['h.example.com']);
+});
+
+test('a TLS host is pending with its redirect to HTTPS (ssl-redirect, outside no-tls-redirect-locations) and HSTS', () => {
+  const config = configuration({
+    servers: [
+      server('_', []),
+      server('tls.example.com', [location('/', 'prefix', web.name), location('/.well-known/acme', 'prefix', web.name)], {
+        tls: true,
+        certificate: 'shop/tls',
+      }),
+      server('plain.example.com', [location('/', 'prefix', web.name)]),
+      server('unredirected.example.com', [location('/', 'prefix', web.name, { annotations: { rewrite: { sslRedirect: false } } })], {
+        tls: true,
+      }),
+    ],
+    backends: [web],
+    settings: { noTlsRedirectLocations: ['/.well-known/acme'] },
+  });
+  const flags = (host: string) =>
+    pendingRoutes(config, new Set()).hosts[host]?.map(({ path, httpsRedirect, hsts }) => ({ path, httpsRedirect, hsts }));
+  assert.deepEqual(flags('tls.example.com'), [
+    { path: '/', httpsRedirect: true, hsts: true },
+    { path: '/.well-known/acme', httpsRedirect: false, hsts: true },
+  ]);
+  assert.deepEqual(flags('plain.example.com'), [{ path: '/', httpsRedirect: false, hsts: false }]);
+  assert.deepEqual(flags('unredirected.example.com'), [{ path: '/', httpsRedirect: false, hsts: true }]);
+  const withoutHsts = pendingRoutes({ ...config, settings: { ...config.settings, hsts: false } }, new Set());
+  assert.equal(withoutHsts.hosts['tls.example.com']?.[0]?.hsts, false);
 });
 
 test("the defaults compared against are the ConfigMap's, not ingress-nginx's", () => {

@@ -162,6 +162,8 @@ const KEYWORDS = [
   '0.0.0.1',
   // The catch-all server's location for hosts nginx.conf does not have yet (lua/portico/routes.lua).
   '@portico_pending',
+  '@portico_pending_https_redirect',
+  '@portico_pending_not_found',
   'upstreaminfo',
   // The stream block's log format (renderStream.ts), ingress-nginx's name.
   'log_stream',

@@ -21,7 +21,10 @@ import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
   needsBalancerFeedback,
+  PENDING_ROUTE_HSTS_VARIABLE,
+  PENDING_ROUTE_HTTPS_REDIRECT_LOCATION,
   PENDING_ROUTE_LOCATION,
+  PENDING_ROUTE_NOT_FOUND_LOCATION,
   renderBalancerHooks,
   renderPendingRouteHook,
 } from './renderLua.js';
@@ -137,7 +140,8 @@ function renderIpAccess(body: ConfigBuilder, ipAccess: LocationAnnotations['ipAc
   body.directive('deny', raw.keyword('all'));
 }
 
-function redirectsToHttps(location: Location, server: Server, settings: GlobalSettings): boolean {
+/** Whether plain HTTP to `location` answers the redirect to HTTPS (also the pending route's, pendingRoutes.ts). */
+export function redirectsToHttps(location: Location, server: Server, settings: GlobalSettings): boolean {
   const { rewrite } = location.annotations;
   const wanted = (server.tls && rewrite.sslRedirect) || rewrite.forceSslRedirect;
   return wanted && !settings.noTlsRedirectLocations.some((prefix) => location.path.startsWith(prefix));
@@ -186,8 +190,30 @@ function upstreamProtocol(protocol: BackendProtocol): UpstreamProtocol {
  * with the ConfigMap's defaults. Other hosts never reach this server.
  */
 export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): void {
+  // lua/portico/routes.lua sets it to the HSTS value for a pending TLS host's HTTPS answers; empty adds no header.
+  server.directive('set', raw.variable(PENDING_ROUTE_HSTS_VARIABLE), literal(''));
   renderPendingRouteHook(server);
+  const hsts = (body: ConfigBuilder): void => {
+    body.directive(
+      'add_header',
+      raw.headerName('Strict-Transport-Security'),
+      raw.variable(PENDING_ROUTE_HSTS_VARIABLE),
+      raw.keyword('always'),
+    );
+  };
+  // A pending TLS host's plain HTTP request, as its locations redirect it (default redirect annotations: the route's are).
+  server.block('location', [raw.keyword(PENDING_ROUTE_HTTPS_REDIRECT_LOCATION)], (body) => {
+    const code = scope.configuration.settings.httpRedirectCode;
+    if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
+    body.directive('return', raw.integer(code), httpsRedirectLocation(undefined, scope.context.ports.https));
+  });
+  // The generated "/" of a pending host without one.
+  server.block('location', [raw.keyword(PENDING_ROUTE_NOT_FOUND_LOCATION)], (body) => {
+    hsts(body);
+    body.directive('return', raw.integer(404));
+  });
   server.block('location', [raw.keyword(PENDING_ROUTE_LOCATION)], (body) => {
+    hsts(body);
     const plain: Location = {
       path: '/',
       match: 'prefix',

@@ -161,6 +161,12 @@ export function renderNoEndpointsServer(http: ConfigBuilder, context: RenderCont
 
 /** The named location lua/portico/routes.lua sends a pending host's request to. */
 export const PENDING_ROUTE_LOCATION = '@portico_pending';
+/** ... a pending TLS host's plain HTTP request to, for its redirect to HTTPS. */
+export const PENDING_ROUTE_HTTPS_REDIRECT_LOCATION = '@portico_pending_https_redirect';
+/** ... a request to a pending host's generated "/" (no backend) to. */
+export const PENDING_ROUTE_NOT_FOUND_LOCATION = '@portico_pending_not_found';
+/** Set by lua/portico/routes.lua to the HSTS header value of a pending TLS host's HTTPS answers. */
+export const PENDING_ROUTE_HSTS_VARIABLE = '$portico_pending_hsts';
 
 /** In the catch-all server, before any location is chosen: a host nginx.conf does not have yet may be routed (renderPendingRoutes). */
 export function renderPendingRouteHook(server: ConfigBuilder): void {
