@@ -2,7 +2,7 @@
 // indented, a blank line before a block that follows a sibling. The builder
 // (configBuilder.ts) writes into it as it goes, so a render holds the text
 // being written and nothing else: no directive tree, no array of lines (at
-// 10,000 Ingresses, 1.7 million of them). Arguments arrive validated by the
+// 10,000 Ingresses, about 1.9 million of them). Arguments arrive validated by the
 // builder; nothing here checks or escapes.
 import type { Argument } from './arguments.js';
 import type { TracedConfig } from './configOrigins.js';
@@ -26,7 +26,7 @@ export class ConfigText {
   #origins = new Uint32Array(1024);
   #lines = 0;
   readonly #indents: string[] = [''];
-  /** The writer whose block is innermost: only it may write (see ConfigTextWriter.line). */
+  /** The writer whose block is innermost: only it may write (ConfigTextWriter refuses the others). */
   active: ConfigTextWriter | undefined;
 
   indent(depth: number): string {
