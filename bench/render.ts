@@ -6,7 +6,8 @@
  * Each size runs in a fresh child process (started with --expose-gc), so its
  * heap and RSS are that size's alone. The child fills a Store as the initial
  * list does, then syncs as SyncLoop.sync does: acceptance, buildConfiguration,
- * renderNginxConf, and the JSON.stringify it compares configurations with.
+ * renderNginxConf, and the comparison with the previous configuration (sameJson;
+ * the later runs build the same one, so it walks all of it, the worst case).
  * The first sync (cold JIT, certificates parsed) is reported apart from the
  * median of the later ones. `nginx -t` runs on the result twice, side by side:
  * with the Lua module Portico loads (its build of Debian's, luaModule.ts) and
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { IngressAcceptance } from '../src/controller/ingressAcceptance.js';
+import { sameJson } from '../src/controller/sameJson.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
 import { DEBIAN_LUA_MODULE, PORTICO_LUA_MODULE } from '../src/dataplane/nginx/luaModule.js';
 import { nginxArguments } from '../src/dataplane/nginx/process/nginxArguments.js';
@@ -29,7 +31,7 @@ import { ensureFakeCertificate } from '../src/dataplane/tls/fakeCertificate.js';
 import { parseIngressAnnotations } from '../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration, type ModelResult } from '../src/model/buildConfiguration.js';
 import { DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
-import type { LocationAnnotations } from '../src/model/types.js';
+import type { Configuration, LocationAnnotations } from '../src/model/types.js';
 import { Store } from '../src/store/store.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
@@ -56,7 +58,7 @@ const STEPS = {
   acceptance: 'acceptance (annotations, paths)',
   model: 'buildConfiguration',
   render: 'renderNginxConf',
-  compare: 'JSON.stringify (change check)',
+  compare: 'sameJson with the previous (change check)',
 } as const;
 type Step = keyof typeof STEPS;
 type StepTimes = Record<Step, number>;
@@ -89,13 +91,12 @@ interface NginxTestCost {
   maxRssBytes: number | undefined;
 }
 
-/** What the controller holds after a sync (the store, accepted versions, the configuration and its texts). */
+/** What the controller holds after a sync (the store, accepted versions, the configuration and its text). */
 interface SyncState {
   store: Store;
   acceptance: IngressAcceptance;
   result: ModelResult;
   conf: string;
-  json: string;
 }
 
 async function main(): Promise<void> {
@@ -149,9 +150,12 @@ async function measureSize(ingresses: number, runCount: number): Promise<SizeRep
     const first = await measureFirstSync(cluster, context, layout, defaults, () => gc());
 
     const laterRuns: StepTimes[] = [];
+    let previous: Configuration | undefined;
     for (let run = 0; run < runCount; run++) {
       gc(); // each run pays for its own garbage, not the previous run's
-      laterRuns.push(timedSync(cluster, context, defaults).times);
+      const { times, state } = timedSync(cluster, context, defaults, previous);
+      laterRuns.push(times);
+      previous = state.result.configuration;
     }
     const medians = Object.fromEntries(
       (Object.keys(STEPS) as Step[]).map((step) => [step, median(laterRuns.map((times) => times[step]))]),
@@ -219,6 +223,7 @@ function timedSync(
   cluster: SyntheticCluster,
   context: RenderContext,
   defaults: LocationAnnotations,
+  previous?: Configuration,
 ): { times: StepTimes; state: SyncState } {
   let mark = performance.now();
   const lap = (): number => {
@@ -254,8 +259,9 @@ function timedSync(
   const conf = renderNginxConf(result.configuration, context);
   const render = lap();
 
-  const json = JSON.stringify(result.configuration);
+  const unchanged = sameJson(result.configuration, previous);
   const compare = lap();
+  if (previous !== undefined && !unchanged) throw new Error('the same cluster built a different configuration');
 
   // A fixture the model does not serve as meant would measure something else.
   if (accepted.accepted.length !== cluster.ingresses.length || result.problems.length > 0 || result.warnings.length > 0) {
@@ -264,7 +270,7 @@ function timedSync(
   }
   return {
     times: { storeFill, acceptance: acceptanceTime, model, render, compare },
-    state: { store, acceptance, result, conf, json },
+    state: { store, acceptance, result, conf },
   };
 }
 

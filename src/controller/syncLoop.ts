@@ -21,6 +21,7 @@ import { IngressAcceptance } from './ingressAcceptance.js';
 import { RefusalContainment, type Attempt } from './refusalContainment.js';
 import { SyncRateLimiter } from './syncRateLimiter.js';
 import { ConfigMapProblemEvents } from './configMapProblemEvents.js';
+import { sameJson } from './sameJson.js';
 import type { StreamServiceSources } from '../model/stream/streamServices.js';
 
 /** Told what every configuration handed to the data plane became (the metrics). */
@@ -84,9 +85,9 @@ export class SyncLoop {
   private settingsSource: ConfigMap | undefined | null = null;
   private settings: GlobalSettings = DEFAULT_SETTINGS;
   private defaults: LocationAnnotations | undefined;
-  /** The configuration (as JSON) nginx runs, and the newest handed to the data plane with its settling. */
-  private running: string | undefined;
-  private submitted: string | undefined;
+  /** The configuration nginx runs, and the newest handed to the data plane with its settling (compared as JSON: sameJson.ts). */
+  private running: Configuration | undefined;
+  private submitted: Configuration | undefined;
   private submittedSettled: Promise<unknown> = Promise.resolve();
   /** Every served Ingress at the last sync; the store replaces an object that changes, so identity tells a new version. */
   private readonly syncedIngresses = new Map<string, Ingress>();
@@ -200,11 +201,11 @@ export class SyncLoop {
     this.configMapProblems.report(result.configMapProblems);
 
     const served = new Set(acceptance.accepted.map(({ ingress }) => objectKey(ingress)));
-    const text = JSON.stringify(result.configuration);
-    if (text === this.submitted) {
+    const configuration = result.configuration;
+    if (sameJson(configuration, this.submitted)) {
       // nginx runs, or is loading, exactly what these Ingresses ask for (e.g. one only repeats another's routes).
       const settled = this.submittedSettled.then((): SyncReport => {
-        if (this.running === text) this.options.onServed?.(served);
+        if (sameJson(configuration, this.running)) this.options.onServed?.(served);
         return { applied: undefined, outcome: 'skipped' };
       });
       return { skipped: true, settled };
@@ -218,9 +219,9 @@ export class SyncLoop {
       applying = { done: Promise.resolve({ outcome: 'rejected', error: error instanceof Error ? error.message : String(error) }) };
     }
     const timing = { started, modelMs, liveMs: Math.round(performance.now() - started) - modelMs };
-    this.submitted = text;
+    this.submitted = configuration;
     const attempt: Attempt = { accepted: acceptance.accepted, settings: settingsVersion };
-    const settled = applying.done.then((outcome) => this.settle(result.configuration, text, served, attempt, outcome, timing));
+    const settled = applying.done.then((outcome) => this.settle(configuration, served, attempt, outcome, timing));
     this.submittedSettled = settled;
     return { skipped: false, settled };
   }
@@ -228,7 +229,6 @@ export class SyncLoop {
   /** What follows nginx's answer: Events, metrics, the status of served Ingresses, the log line. */
   private settle(
     configuration: Configuration,
-    text: string,
     served: ReadonlySet<string>,
     attempt: Attempt,
     outcome: ApplyOutcome,
@@ -244,13 +244,13 @@ export class SyncLoop {
       logger.error({ error: outcome.error }, 'nginx refused the new configuration; the previous one keeps serving');
       events.recordOnPod('Warning', 'RELOAD', `Error reloading NGINX: ${outcome.error}`);
       // The same configuration is tried again at the next change.
-      if (this.submitted === text) this.submitted = this.running;
+      if (this.submitted === configuration) this.submitted = this.running;
       const contained = this.contain(outcome, attempt);
       if (contained) this.requestResync();
       return { applied: configuration, outcome: outcome.outcome, contained };
     }
     if (outcome.outcome === 'reloaded') events.recordOnPod('Normal', 'RELOAD', 'Backend successfully reloaded');
-    this.running = text;
+    this.running = configuration;
     this.containment.accepted(attempt);
     this.options.onServed?.(served);
     logger.info(

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { MAX_TIMER_SECONDS, nginxSizeBytes, nginxTimeMs } from '../../../model/settings/nginxLimits.js';
 import { MAX_ACCESS_LOG_BUFFER_BYTES, type AccessLogParameter } from '../../../model/settings/accessLogParameters.js';
+import { memoizedArgument } from './memoizedArgument.js';
 
 const issuingKey: unique symbol = Symbol('Argument');
 
@@ -36,7 +37,8 @@ export function describeValue(value: unknown): string {
 }
 
 function issue(token: string, word: string): Argument {
-  const bytes = Buffer.byteLength(token);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: a short token needs no count.
+  const bytes = token.length * 3 <= MAX_TOKEN_BYTES ? 0 : Buffer.byteLength(token);
   if (bytes > MAX_TOKEN_BYTES) {
     throw new Error(`nginx argument too long: ${bytes} bytes (at most ${MAX_TOKEN_BYTES}): ${describeValue(word)}`);
   }
@@ -228,9 +230,7 @@ function refuse(what: string, value: unknown): never {
 
 /** Unquoted tokens, each from a closed set or a pattern with no nginx syntax in it. */
 export const raw = {
-  keyword(word: Keyword): Argument {
-    return KEYWORD_SET.has(word) ? bare(word) : refuse('keyword', word);
-  },
+  keyword: memoizedArgument((word: Keyword): Argument => (KEYWORD_SET.has(word) ? bare(word) : refuse('keyword', word))),
 
   /** A non-negative integer (counts, status codes, ports). */
   integer(value: number): Argument {
@@ -258,14 +258,12 @@ export const raw = {
   },
 
   /** A variable name of Portico's own (`$proxy_upstream_name`). */
-  variable(name: string): Argument {
-    return /^\$[a-z_][a-z0-9_]*$/.test(name) ? bare(name) : refuse('variable name', name);
-  },
+  variable: memoizedArgument((name: string): Argument => (/^\$[a-z_][a-z0-9_]*$/.test(name) ? bare(name) : refuse('variable name', name))),
 
   /** An HTTP header name (RFC 9110 token characters minus the ones nginx treats specially). */
-  headerName(name: string): Argument {
-    return /^[A-Za-z0-9!%&*+.^_`|~-]{1,256}$/.test(name) ? bare(name) : refuse('header name', name);
-  },
+  headerName: memoizedArgument((name: string): Argument =>
+    /^[A-Za-z0-9!%&*+.^_`|~-]{1,256}$/.test(name) ? bare(name) : refuse('header name', name),
+  ),
 
   /** An IPv4 or IPv6 address with an optional prefix length, for allow/deny. */
   cidr(value: string): Argument {

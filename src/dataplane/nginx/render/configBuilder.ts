@@ -3,8 +3,14 @@
 // `Argument`s (arguments.ts), so user data can only ever be a whole argument.
 // Every node records its origin (configOrigins.ts): the object a line nginx
 // refuses is traced back to.
+//
+// A builder either writes the text as it goes (ConfigBuilder.writingText: what
+// the data plane loads, without a tree to hold) or keeps the directive tree
+// (new ConfigBuilder(): for tests that compare it with what nginx parses);
+// both lay the text out with configText.ts.
 import { Argument } from './arguments.js';
 import { PORTICO_ORIGIN, type TracedConfig } from './configOrigins.js';
+import { ConfigText, ConfigTextWriter } from './configText.js';
 import { LuaCall } from './luaCall.js';
 
 /** A directive (`name args;`) or a block (`name args { children }`). */
@@ -44,32 +50,47 @@ export type ConfigNode = ConfigDirective | ConfigEntry | ConfigVerbatim;
 const DIRECTIVE_NAME = /^[a-z_][a-z0-9_]*$/;
 
 export class ConfigBuilder {
-  readonly #nodes: ConfigNode[] = [];
+  /** The tree kept (tree mode), or undefined when the builder writes text. */
+  readonly #nodes: ConfigNode[] | undefined;
+  readonly #writer: ConfigTextWriter | undefined;
   #origin: number;
 
-  constructor(origin = PORTICO_ORIGIN) {
+  constructor(origin = PORTICO_ORIGIN, writer?: ConfigTextWriter) {
     this.#origin = origin;
+    this.#writer = writer;
+    this.#nodes = writer === undefined ? [] : undefined;
+  }
+
+  /** A top-level builder that writes the text as it goes; `finish` returns it once everything is written. */
+  static writingText(): { root: ConfigBuilder; finish: () => TracedConfig } {
+    const text = new ConfigText();
+    return { root: new ConfigBuilder(PORTICO_ORIGIN, new ConfigTextWriter(text)), finish: () => text.finish() };
   }
 
   get nodes(): readonly ConfigNode[] {
+    if (this.#nodes === undefined) throw new Error('a builder that writes text keeps no directive tree');
     return this.#nodes;
   }
 
   directive(name: string, ...args: Argument[]): this {
-    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: args.map(checkedArg), origin: this.#origin });
+    checkName(name);
+    checkArgs(args);
+    if (this.#writer !== undefined) this.#writer.directive(name, args, this.#origin);
+    else this.#push({ kind: 'directive', name, args, origin: this.#origin });
     return this;
   }
 
   block(name: string, args: readonly Argument[], body: (inner: ConfigBuilder) => void): this {
-    const inner = new ConfigBuilder(this.#origin);
+    checkName(name);
+    checkArgs(args);
+    const origin = this.#origin;
+    if (this.#writer !== undefined) {
+      this.#writer.block(name, args, origin, (writer) => body(new ConfigBuilder(origin, writer)));
+      return this;
+    }
+    const inner = new ConfigBuilder(origin);
     body(inner);
-    this.#nodes.push({
-      kind: 'directive',
-      name: checkedName(name),
-      args: args.map(checkedArg),
-      children: inner.nodes,
-      origin: this.#origin,
-    });
+    this.#push({ kind: 'directive', name, args: [...args], children: inner.nodes, origin });
     return this;
   }
 
@@ -90,7 +111,8 @@ export class ConfigBuilder {
     const lines = text.split(/\r?\n/);
     // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
     if (lines.some((line) => /[\x00-\x08\x0a-\x1f\x7f]/.test(line))) throw new Error('a verbatim line must not hold control characters');
-    this.#nodes.push({ kind: 'verbatim', lines, origin: this.#origin });
+    if (this.#writer !== undefined) this.#writer.verbatim(lines, this.#origin);
+    else this.#push({ kind: 'verbatim', lines, origin: this.#origin });
     return this;
   }
 
@@ -99,29 +121,51 @@ export class ConfigBuilder {
     if (!name.endsWith('_by_lua_block')) throw new Error(`not a Lua block directive: ${name}`);
     if (calls.length === 0) throw new Error(`empty Lua block: ${name}`);
     if (!calls.every((call) => call instanceof LuaCall)) throw new Error('Lua blocks take LuaCalls');
-    this.#nodes.push({ kind: 'directive', name: checkedName(name), args: [], lua: calls, origin: this.#origin });
+    checkName(name);
+    if (this.#writer !== undefined) this.#writer.luaBlock(name, calls, this.#origin);
+    else this.#push({ kind: 'directive', name, args: [], lua: calls, origin: this.#origin });
     return this;
   }
 
   /** A `map`/`geo` line. */
   entry(key: Argument, ...values: Argument[]): this {
-    this.#nodes.push({ kind: 'entry', key: checkedArg(key), values: values.map(checkedArg), origin: this.#origin });
+    checkArgs([key]);
+    checkArgs(values);
+    if (this.#writer !== undefined) this.#writer.entry(key, values, this.#origin);
+    else this.#push({ kind: 'entry', key, values, origin: this.#origin });
     return this;
+  }
+
+  /** Whether this block (not the blocks it holds) has a directive `name` whose first argument is written as `first`. */
+  hasDirective(name: string, first: string): boolean {
+    if (this.#writer !== undefined) return this.#writer.hasDirective(name, first);
+    return this.nodes.some((node) => node.kind === 'directive' && node.name === name && node.args[0]?.token === first);
+  }
+
+  #push(node: ConfigNode): void {
+    this.#nodes?.push(node);
   }
 }
 
-function checkedName(name: string): string {
+/**
+ * The names Portico's render code has written: they are its own constants,
+ * so each distinct one is checked once, not at each of the million directives
+ * of a large render.
+ */
+const CHECKED_NAMES = new Set<string>();
+
+function checkName(name: string): void {
+  if (CHECKED_NAMES.has(name)) return;
   if (!DIRECTIVE_NAME.test(name)) throw new Error(`invalid nginx directive name: ${JSON.stringify(name)}`);
-  return name;
+  CHECKED_NAMES.add(name);
 }
 
 // A runtime check as well as the type: a string smuggled in through `any` must not reach the file.
-function checkedArg(arg: Argument): Argument {
-  if (!(arg instanceof Argument)) throw new Error(`nginx arguments must be Argument values, got ${typeof arg}`);
-  return arg;
+function checkArgs(args: readonly Argument[]): void {
+  for (const arg of args) {
+    if (!(arg instanceof Argument)) throw new Error(`nginx arguments must be Argument values, got ${typeof arg}`);
+  }
 }
-
-const INDENT = '    ';
 
 /** nginx.conf text: one directive per line, blocks indented, a blank line before a block that follows a sibling. */
 export function serializeConfig(nodes: readonly ConfigNode[]): string {
@@ -130,46 +174,20 @@ export function serializeConfig(nodes: readonly ConfigNode[]): string {
 
 /** The text serializeConfig writes, with the origin of every line (a blank line has the next block's). */
 export function serializeTracedConfig(nodes: readonly ConfigNode[]): TracedConfig {
-  const out: Lines = { lines: [], origins: [] };
-  writeNodes(nodes, 0, out);
-  return { text: `${out.lines.join('\n')}\n`, lineOrigins: Uint32Array.from(out.origins) };
+  const text = new ConfigText();
+  writeNodes(nodes, new ConfigTextWriter(text));
+  return text.finish();
 }
 
-interface Lines {
-  readonly lines: string[];
-  readonly origins: number[];
-}
-
-function writeLine(out: Lines, line: string, origin: number): void {
-  out.lines.push(line);
-  out.origins.push(origin);
-}
-
-function writeNodes(nodes: readonly ConfigNode[], depth: number, out: Lines): void {
-  const indent = INDENT.repeat(depth);
-  nodes.forEach((node, index) => {
-    if (node.kind === 'entry') {
-      writeLine(out, `${indent}${[node.key, ...node.values].map((arg) => arg.token).join(' ')};`, node.origin);
-      return;
+function writeNodes(nodes: readonly ConfigNode[], writer: ConfigTextWriter): void {
+  for (const node of nodes) {
+    if (node.kind === 'entry') writer.entry(node.key, node.values, node.origin);
+    else if (node.kind === 'verbatim') writer.verbatim(node.lines, node.origin);
+    else if (node.lua !== undefined) writer.luaBlock(node.name, node.lua, node.origin);
+    else if (node.children === undefined) writer.directive(node.name, node.args, node.origin);
+    else {
+      const children = node.children;
+      writer.block(node.name, node.args, node.origin, (inner) => writeNodes(children, inner));
     }
-    if (node.kind === 'verbatim') {
-      for (const line of node.lines) writeLine(out, line.trim() === '' ? '' : `${indent}${line}`, node.origin);
-      return;
-    }
-    const head = [node.name, ...node.args.map((arg) => arg.token)].join(' ');
-    if (node.lua !== undefined) {
-      writeLine(out, `${indent}${head} {`, node.origin);
-      for (const call of node.lua) writeLine(out, `${indent}${INDENT}${call.code}`, node.origin);
-      writeLine(out, `${indent}}`, node.origin);
-      return;
-    }
-    if (node.children === undefined) {
-      writeLine(out, `${indent}${head};`, node.origin);
-      return;
-    }
-    if (index > 0) writeLine(out, '', node.origin);
-    writeLine(out, `${indent}${head} {`, node.origin);
-    writeNodes(node.children, depth + 1, out);
-    writeLine(out, `${indent}}`, node.origin);
-  });
+  }
 }

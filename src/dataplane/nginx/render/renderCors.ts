@@ -149,5 +149,5 @@ export function renderCorsHeaders(body: ConfigBuilder, location: Location, serve
 }
 
 function addsHeader(block: ConfigBuilder, name: string): boolean {
-  return block.nodes.some((node) => node.kind === 'directive' && node.name === 'add_header' && node.args[0]?.token === name);
+  return block.hasDirective('add_header', name);
 }

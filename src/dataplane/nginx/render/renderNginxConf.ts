@@ -6,7 +6,7 @@
 import type { Configuration } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { literal, raw, type Argument } from './arguments.js';
-import { ConfigBuilder, serializeConfig, serializeTracedConfig, type ConfigNode } from './configBuilder.js';
+import { ConfigBuilder, type ConfigNode } from './configBuilder.js';
 import { SETTINGS_ORIGIN, type OriginTable, type TracedConfig } from './configOrigins.js';
 import type { RenderContext } from './renderContext.js';
 import { renderCorsMaps } from './renderCors.js';
@@ -31,7 +31,7 @@ import { renderStream, renderStreamModule } from './renderStream.js';
 const DEFAULT_WORKER_CONNECTIONS = 16384;
 
 export function renderNginxConf(configuration: Configuration, context: RenderContext): string {
-  return serializeConfig(buildNginxConf(configuration, context));
+  return renderTracedNginxConf(configuration, context).config.text;
 }
 
 /** nginx.conf with the origin of each line: what the data plane loads, so a refused line names its object. */
@@ -40,18 +40,22 @@ export function renderTracedNginxConf(
   context: RenderContext,
 ): { config: TracedConfig; origins: OriginTable } {
   const scope = createRenderScope(configuration, context);
-  return { config: serializeTracedConfig(buildNodes(scope)), origins: scope.origins };
+  // Written as it is built: the text alone is held, never a directive tree.
+  const { root, finish } = ConfigBuilder.writingText();
+  renderRoot(root, scope);
+  return { config: finish(), origins: scope.origins };
 }
 
 /** The directive tree renderNginxConf writes (for tests that compare it with what nginx would parse). */
 export function buildNginxConf(configuration: Configuration, context: RenderContext): readonly ConfigNode[] {
-  return buildNodes(createRenderScope(configuration, context));
+  const root = new ConfigBuilder();
+  renderRoot(root, createRenderScope(configuration, context));
+  return root.nodes;
 }
 
-function buildNodes(scope: RenderScope): readonly ConfigNode[] {
+function renderRoot(root: ConfigBuilder, scope: RenderScope): void {
   const { configuration, context } = scope;
   const { settings } = configuration;
-  const root = new ConfigBuilder();
   renderLuaModules(root, context);
   root.from(SETTINGS_ORIGIN, () => renderModSecurityModule(root, configuration, context));
   root.from(SETTINGS_ORIGIN, () => renderGeoip2Module(root, settings, context));
@@ -91,7 +95,6 @@ function buildNodes(scope: RenderScope): readonly ConfigNode[] {
     renderNoEndpointsServer(http, context, settings);
   });
   renderStream(root, scope);
-  return root.nodes;
 }
 
 function workerProcesses(settings: GlobalSettings): Argument {
