@@ -1,0 +1,99 @@
+/**
+ * Issue 18's goal "nginx's memory after 50 reloads within 10 % of after the
+ * first": nginx's PSS (master and workers, from /proc/<pid>/smaps_rollup) with
+ * Portico in manifest mode on the synthetic cluster, once it serves after
+ * start, and again after `--reloads` reloads, each caused by an edit of one
+ * Ingress file (a new path: nginx.conf changes) and counted as done once the
+ * configuration is applied and every worker of before it has exited. The ratio
+ * is the last against after the first reload (the goal's baseline); after start
+ * is printed too:
+ *   node --import tsx bench/reloadMemory.ts [--ingresses 1000] [--reloads 50]
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { eventually } from '../test/support/eventually.js';
+import { isAlive, nginxMasterPid, nginxWorkers } from '../test/support/nginxWorkers.js';
+import { appliedConfigurations, readFrom } from '../test/support/porticoLog.js';
+import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
+import { describeMachine } from './support/machine.js';
+import { positiveInteger } from './support/options.js';
+import { writeSyntheticManifests } from './support/syntheticManifests.js';
+import { figure, printTable } from './support/table.js';
+
+/** Per reload at 1,000 Ingresses: seconds on 2 cores; far more would mean something is stuck. */
+const RELOAD_TIMEOUT_MS = 300_000;
+
+const { values } = parseArgs({ options: { ingresses: { type: 'string', default: '1000' }, reloads: { type: 'string', default: '50' } } });
+const ingresses = positiveInteger('--ingresses', values.ingresses);
+const reloads = positiveInteger('--reloads', values.reloads);
+
+interface Memory {
+  readonly processes: number;
+  readonly pssKiB: number;
+  readonly rssKiB: number;
+}
+
+/** Sums Pss and Rss over the master and its children (workers, cache processes). */
+async function nginxMemory(prefix: string): Promise<Memory> {
+  const master = await nginxMasterPid(prefix);
+  const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
+  let pssKiB = 0;
+  let rssKiB = 0;
+  for (const pid of [String(master), ...children]) {
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+    pssKiB += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+    rssKiB += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+  }
+  return { processes: 1 + children.length, pssKiB, rssKiB };
+}
+
+/** Edits one Ingress file and waits until its configuration is reloaded and every worker of before has exited. */
+async function reloadOnce(portico: PorticoProcess, dir: string, text: string, round: number): Promise<void> {
+  const before = (await nginxWorkers(portico.prefix)).map((worker) => worker.pid);
+  const offset = (await stat(portico.process.logPath)).size;
+  await writeFile(join(dir, 'ingress-1.yaml'), text.replace(/path: \/api/, `path: /api-reload-${round}`));
+  await eventually(
+    async () => {
+      const { reloads: done } = appliedConfigurations(await readFrom(portico.process.logPath, offset));
+      if (done === 0) throw new Error(`reload ${round}: not applied yet`);
+      const left = (await Promise.all(before.map(async (pid) => ((await isAlive(pid)) ? pid : undefined)))).filter(Boolean);
+      if (left.length > 0) throw new Error(`reload ${round}: workers ${left.join(', ')} still running`);
+    },
+    { timeoutMs: RELOAD_TIMEOUT_MS, intervalMs: 50 },
+  );
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'portico-bench-reload-memory-'));
+let start: Memory;
+let first: Memory;
+let last: Memory;
+try {
+  const { texts } = await writeSyntheticManifests(dir, ingresses);
+  const portico = await startPortico([`--manifests=${dir}`], { readyTimeoutMs: RELOAD_TIMEOUT_MS });
+  try {
+    start = await nginxMemory(portico.prefix);
+    await reloadOnce(portico, dir, texts[1]!, 1);
+    first = await nginxMemory(portico.prefix);
+    for (let round = 2; round <= reloads; round++) await reloadOnce(portico, dir, texts[1]!, round);
+    last = await nginxMemory(portico.prefix);
+  } finally {
+    await portico.stop();
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+
+const mib = (kib: number): string => figure(kib / 1024, 1);
+process.stdout.write(
+  `${describeMachine()}\n${figure(ingresses)} Ingresses, ${reloads} reloads (each waited for until the old workers exited)\n\n`,
+);
+printTable(
+  ['nginx (master + workers)', 'after start', 'after the first reload', `after ${reloads} reloads`, 'ratio (last / first reload)'],
+  [
+    ['PSS MiB', mib(start.pssKiB), mib(first.pssKiB), mib(last.pssKiB), `×${figure(last.pssKiB / first.pssKiB, 2)}`],
+    ['RSS MiB', mib(start.rssKiB), mib(first.rssKiB), mib(last.rssKiB), `×${figure(last.rssKiB / first.rssKiB, 2)}`],
+    ['processes', figure(start.processes), figure(first.processes), figure(last.processes), ''],
+  ],
+);
