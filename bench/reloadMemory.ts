@@ -35,18 +35,33 @@ interface Memory {
   readonly rssKiB: number;
 }
 
-/** Sums Pss and Rss over the master and its children (workers, cache processes). */
-async function nginxMemory(prefix: string): Promise<Memory> {
+/** Sums Pss and Rss over the master and its children (workers, cache processes); undefined if one exited meanwhile. */
+async function memoryNow(prefix: string): Promise<Memory | undefined> {
   const master = await nginxMasterPid(prefix);
   const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
   let pssKiB = 0;
   let rssKiB = 0;
   for (const pid of [String(master), ...children]) {
-    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => undefined);
+    if (rollup === undefined) return undefined;
     pssKiB += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
     rssKiB += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
   }
   return { processes: 1 + children.length, pssKiB, rssKiB };
+}
+
+/** nginx's memory once settled: no worker retiring (a reload Portico made by itself would still be draining). */
+async function nginxMemory(prefix: string): Promise<Memory> {
+  return eventually(
+    async () => {
+      const workers = await nginxWorkers(prefix);
+      if (workers.length === 0 || workers.some((worker) => worker.retiring)) throw new Error('nginx has retiring workers');
+      const memory = await memoryNow(prefix);
+      if (memory === undefined) throw new Error('a process of nginx exited while it was measured');
+      return memory;
+    },
+    { timeoutMs: RELOAD_TIMEOUT_MS, intervalMs: 100 },
+  );
 }
 
 /** Edits one Ingress file and waits until its configuration is reloaded and every worker of before has exited. */
