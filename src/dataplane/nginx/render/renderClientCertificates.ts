@@ -44,6 +44,12 @@ export function renderClientCertificateVerification(server: ConfigBuilder, host:
   });
 }
 
+/** Whether the host's proxying locations send the client certificate headers below. */
+export function passesClientCertificateHeaders(host: Server): boolean {
+  const wanted = host.clientCertificates;
+  return wanted !== undefined && !('refused' in wanted);
+}
+
 /** In every proxying location of the host: what nginx learnt of the client certificate. */
 export function renderClientCertificateHeaders(location: ConfigBuilder, host: Server, module: 'proxy' | 'grpc'): void {
   const wanted = host.clientCertificates;

@@ -14,6 +14,7 @@ import { describeValue, literal, raw, text, type Argument } from './arguments.js
 import type { ConfigBuilder } from './configBuilder.js';
 import { BALANCER_UPSTREAM, needsBalancerFeedback, renderBalancerHooks } from './renderLua.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
+import { renderNginxProxyDefaults } from './renderProxyInheritance.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable } from './variables.js';
@@ -129,5 +130,6 @@ function renderErrorLocation(body: ConfigBuilder, target: string | undefined, co
     balancerFeedback: needsBalancerFeedback([scope.backends.get(target)]),
     logCalls: monitorLogCalls(scope.context),
   });
+  renderNginxProxyDefaults(body, scope.configuration);
   body.directive('proxy_pass', raw.upstreamUrl('http', BALANCER_UPSTREAM));
 }

@@ -18,6 +18,7 @@ import { filePath, literal, raw, template, text, type Argument } from './argumen
 import { SETTINGS_ORIGIN } from './configOrigins.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaCall, type LuaCall } from './luaCall.js';
+import { renderNginxProxyDefaults } from './renderProxyInheritance.js';
 import type { RenderScope } from './renderScope.js';
 import { HttpVariable, setLocationLogVariables } from './variables.js';
 
@@ -170,6 +171,8 @@ function renderAuthLocation(body: ConfigBuilder, auth: ExternalAuth, location: L
   body.directive('proxy_pass_request_headers', raw.keyword('on'));
   body.directive('client_max_body_size', raw.size(location.annotations.proxy.bodySize));
   body.directive('proxy_http_version', raw.keyword('1.1'));
+  // An auth-snippet may set the retries itself (nginx refuses a second one): it then inherits the http block's.
+  if (auth.snippet === undefined) renderNginxProxyDefaults(body, scope.configuration, false);
   if (url.scheme === 'https') {
     // The upstream block's name is Portico's: the TLS name is the auth service's own host.
     body.directive('proxy_ssl_server_name', raw.keyword('on'));

@@ -11,6 +11,7 @@ import { renderForwardedVariables, renderRealIp } from './renderClientAddress.js
 import { renderCompression } from './renderCompression.js';
 import { renderHttpTuning } from './renderHttpTuning.js';
 import { renderProxyTuningDefaults } from './renderProxyTuning.js';
+import { renderHttpProxyDefaults } from './renderProxyInheritance.js';
 import { renderRedirectDefaults } from './renderRedirects.js';
 import { renderTlsSettings } from './renderTlsSettings.js';
 import { serverNamesHashSizes } from './serverNames.js';
@@ -45,11 +46,7 @@ export function renderHttpSettings(http: ConfigBuilder, configuration: Configura
   http.directive('keepalive_requests', raw.integer(settings.keepAliveRequests));
   http.directive('client_header_timeout', raw.seconds(settings.clientHeaderTimeout));
   http.directive('client_body_timeout', raw.seconds(settings.clientBodyTimeout));
-  http.directive('client_max_body_size', raw.size(settings.proxyBodySize));
-  http.directive('proxy_connect_timeout', raw.seconds(settings.proxyConnectTimeout));
-  http.directive('proxy_read_timeout', raw.seconds(settings.proxyReadTimeout));
-  http.directive('proxy_send_timeout', raw.seconds(settings.proxySendTimeout));
-  http.directive('proxy_buffering', raw.keyword(settings.proxyBuffering));
+  renderHttpProxyDefaults(http, configuration);
   renderProxyTuningDefaults(http, settings);
   renderCompression(http, settings);
 

@@ -7,16 +7,14 @@ import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } 
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
-import { captureTemplate, describeValue, ifEquals, literal, raw, text, type Argument } from './arguments.js';
+import { captureTemplate, describeValue, ifEquals, literal, raw, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
-import { forwardedForValue, originalForwardedHeaders } from './renderClientAddress.js';
-import { renderClientCertificateHeaders } from './renderClientCertificates.js';
+import { passesClientCertificateHeaders, renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
 import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { renderCustomHeaders, renderResponseRewrites, withUpstreamHeaders } from './renderHeaders.js';
-import { withGlobalUpstreamHeaders } from './renderHeaderSettings.js';
 import { escapeRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
@@ -33,6 +31,7 @@ import { renderLocationSnippet } from './renderGlobalSnippets.js';
 import { renderMirror } from './renderMirror.js';
 import { renderModSecurityLocation } from './renderModSecurity.js';
 import { proxyHttpVersion, renderLocationProxyTuning } from './renderProxyTuning.js';
+import { inheritedProxyDirectives, setsOwnHeaders, upstreamRequestHeaders } from './renderProxyInheritance.js';
 import { renderAuthentication } from './renderAuthentication.js';
 import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
@@ -40,6 +39,7 @@ import { renderLocationRateLimits } from './renderRateLimits.js';
 import { renderLocationLogs } from './renderLocationLogs.js';
 import { httpsRedirectLocation, renderLocationRedirects } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
+import { CATCH_ALL_HOSTNAME } from './serverNames.js';
 import { HttpVariable, setLocationLogVariables } from './variables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
@@ -125,10 +125,13 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
     renderMirror(body, location);
-    renderProxy(body, location, backend, scope);
+    const headersInherited = renderProxy(body, location, backend, server, scope);
     const { module } = upstreamProtocol(location.annotations.backendProtocol);
     // FastCGI has no request headers of nginx's making (the client's reach it as HTTP_* parameters).
     if (module !== 'fastcgi') renderClientCertificateHeaders(body, server, module);
+    // One header of its own would hide every one of the http block's.
+    if (headersInherited && setsOwnHeaders(body))
+      throw new Error(`location ${describeValue(location.path)} left its headers to the http block but sets one`);
   }
 }
 
@@ -222,25 +225,35 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
       annotations: defaultLocationAnnotations(scope.configuration.settings),
     };
     renderLocationSnippet(body, scope.configuration.settings);
+    const catchAll = scope.configuration.servers.find((server) => server.hostname === CATCH_ALL_HOSTNAME);
     // A pending host's backend may be ewma's: its log hook returns at once for the others.
-    renderProxy(body, plain, undefined, scope, true);
+    renderProxy(body, plain, undefined, catchAll, scope, true);
   });
 }
 
 /**
  * `backend` is undefined for a name the model does not list: the balancer answers 503 for it.
+ * `server` is the location's (undefined: the pending routes' without a catch-all server).
  * `balancerFeedback`: whether ewma's log hook is needed; by default, whether the backend or its canary is ewma's.
+ * Directives whose value the location inherits from the http block are left out (renderProxyInheritance.ts);
+ * returns whether its request headers are.
  */
 function renderProxy(
   body: ConfigBuilder,
   location: Location,
   backend: Backend | undefined,
+  server: Server | undefined,
   scope: RenderScope,
   balancerFeedback?: boolean,
-): void {
+): boolean {
   const { annotations } = location;
   const { settings } = scope.configuration;
   const { module, scheme } = upstreamProtocol(annotations.backendProtocol);
+  const inherited = inheritedProxyDirectives(location, server, scope.configuration);
+  const write = (name: string, ...args: Argument[]): void => {
+    if (inherited === undefined) body.directive(name, ...args);
+    else inherited.write(body, name, ...args);
+  };
   renderLocationErrorPages(body, location, backend, module, scope);
   // AUTO_HTTP's TLS to the backend is nginx's default (no proxy-ssl-* settings), as for an HTTP location.
   const tlsScheme = scheme === '$scheme' ? 'http' : scheme;
@@ -257,32 +270,35 @@ function renderProxy(
     balancerFeedback: balancerFeedback ?? needsBalancerFeedback([backend, canary]),
     logCalls: monitorLogCalls(scope.context),
   });
-  body.directive('client_max_body_size', raw.size(annotations.proxy.bodySize));
-  body.directive(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
-  body.directive(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));
-  body.directive(`${module}_send_timeout`, raw.seconds(annotations.proxy.sendTimeout));
+  write('client_max_body_size', raw.size(annotations.proxy.bodySize));
+  // The http block has proxy_'s only.
+  const moduleWrite = module === 'proxy' ? write : (name: string, ...args: Argument[]) => void body.directive(name, ...args);
+  moduleWrite(`${module}_connect_timeout`, raw.seconds(annotations.proxy.connectTimeout));
+  moduleWrite(`${module}_read_timeout`, raw.seconds(annotations.proxy.readTimeout));
+  moduleWrite(`${module}_send_timeout`, raw.seconds(annotations.proxy.sendTimeout));
   // grpc streams always: nginx has no grpc_buffering.
-  if (module === 'proxy') body.directive('proxy_buffering', raw.keyword(annotations.proxy.buffering));
+  if (module === 'proxy') write('proxy_buffering', raw.keyword(annotations.proxy.buffering));
   // The balancer grants one more try per attempt; these bound the retries, each to an endpoint not tried yet.
-  renderLocationProxyTuning(body, annotations, settings, module);
+  renderLocationProxyTuning(body, annotations, settings, module, inherited);
   if (module === 'fastcgi') {
     body.directive('fastcgi_pass', raw.upstreamName(BALANCER_UPSTREAM));
-    return;
+    return false;
   }
-  const ownHeaders = withUpstreamHeaders(
-    withGlobalUpstreamHeaders(upstreamRequestHeaders(module, settings), scope.configuration),
-    annotations,
-  );
-  for (const [name, value] of [...ownHeaders, ...externalAuthUpstreamHeaders(location, settings)]) {
-    body.directive(`${module}_set_header`, raw.headerName(name), value);
-  }
-  if (module === 'proxy') body.directive('proxy_http_version', proxyHttpVersion(annotations, settings));
+  const standard = module === 'proxy' && inherited !== undefined ? inherited.headers : upstreamRequestHeaders(module, scope.configuration);
+  const ownHeaders = withUpstreamHeaders(standard, annotations);
+  const authHeaders = externalAuthUpstreamHeaders(location, settings);
+  const headers = authHeaders.length === 0 ? ownHeaders : [...ownHeaders, ...authHeaders];
+  const moreHeadersFollow = server !== undefined && passesClientCertificateHeaders(server);
+  const headersInherited = module === 'proxy' && inherited !== undefined && inherited.inheritsHeaders(body, headers, moreHeadersFollow);
+  if (!headersInherited) for (const [name, value] of headers) body.directive(`${module}_set_header`, raw.headerName(name), value);
+  if (module === 'proxy') write('proxy_http_version', proxyHttpVersion(annotations, settings));
   // No URI part: nginx passes the request URI unchanged (or as rewritten).
   body.directive(
     `${module}_pass`,
     raw.upstreamUrl(scheme, backendTlsUpstream(annotations.backendTls, tlsScheme ?? 'http') ?? BALANCER_UPSTREAM),
   );
   renderResponseRewrites(body, annotations.responseRewrites, module);
+  return headersInherited;
 }
 
 /**
@@ -301,27 +317,4 @@ function rewriteRegex(location: Location): string {
     default:
       throw new Error(`unknown path match: ${describeValue(location.match)}`);
   }
-}
-
-function upstreamRequestHeaders(module: 'proxy' | 'grpc', settings: GlobalSettings): Array<[string, Argument]> {
-  const headers: Array<[string, Argument]> = [
-    ['Host', raw.variable(HttpVariable.bestHttpHost)],
-    ['X-Request-ID', raw.variable(HttpVariable.requestId)],
-    ['X-Real-IP', raw.variable('$remote_addr')],
-    ['X-Forwarded-For', forwardedForValue(settings)],
-    ['X-Forwarded-Host', raw.variable(HttpVariable.bestHttpHost)],
-    ['X-Forwarded-Port', raw.variable(HttpVariable.passServerPort)],
-    ['X-Forwarded-Proto', raw.variable(HttpVariable.passAccessScheme)],
-    // Always set, so a client's own X-Forwarded-Scheme never passes.
-    ['X-Forwarded-Scheme', raw.variable(HttpVariable.passAccessScheme)],
-    ['X-Scheme', raw.variable(HttpVariable.passAccessScheme)],
-    ...originalForwardedHeaders(settings),
-    // httpoxy: a client's Proxy header must not reach CGI-like upstreams as HTTP_PROXY.
-    ['Proxy', text('')],
-  ];
-  // Hop-by-hop headers have no place in HTTP/2 (gRPC).
-  if (module === 'proxy') {
-    headers.push(['Connection', raw.variable(HttpVariable.connectionUpgrade)], ['Upgrade', raw.variable('$http_upgrade')]);
-  }
-  return headers;
 }

@@ -8,6 +8,7 @@ import { formatMirrorTarget, type Mirror } from '../../../model/annotations/mirr
 import type { Location, Server } from '../../../model/types.js';
 import { describeValue, literal, raw, template, text } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import { renderNginxProxyDefaults } from './renderProxyInheritance.js';
 import type { RenderScope } from './renderScope.js';
 
 /** The internal location's path: `/_mirror-` and a digest of the mirror (ingress-nginx names it by the Ingress UID). */
@@ -34,6 +35,7 @@ export function renderMirrorLocations(server: ConfigBuilder, model: Server, scop
           body.directive('proxy_pass_request_body', raw.keyword('off'));
           body.directive('proxy_set_header', raw.headerName('Content-Length'), literal(''));
         }
+        renderNginxProxyDefaults(body, scope.configuration);
         body.directive('proxy_pass', template(mirrorUrl(mirror)));
       });
     });

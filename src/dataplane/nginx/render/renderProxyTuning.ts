@@ -1,20 +1,23 @@
 // How nginx buffers and retries a proxied request (proxyTuningAnnotations.ts,
 // nextUpstreamAnnotations.ts). The ConfigMap's buffers are written once in the
 // http block, which every location inherits; a location writes them again only
-// when its Ingress sets one of the annotations. The retry directives are per
-// location, as they always were (the balancer relies on their bound).
+// when its Ingress sets one of the annotations. The retries (which the balancer
+// relies on to bound its tries) are in the http block too (renderProxyInheritance.ts):
+// a proxy location writes them where its own differ, gRPC and FastCGI always.
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import {
   NEXT_UPSTREAM_CONDITIONS,
   nextUpstreamSettings,
+  type NextUpstream,
   type NextUpstreamCondition,
 } from '../../../model/annotations/nextUpstreamAnnotations.js';
 import { proxyTuningSettings, type ProxyTuning } from '../../../model/annotations/proxyTuningAnnotations.js';
 import type { LocationAnnotations } from '../../../model/types.js';
 import { describeValue, raw, type Argument, type Keyword } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
+import type { InheritedProxyDirectives } from './renderProxyInheritance.js';
 
-/** The http block's defaults: the ConfigMap's buffers (proxy_http_version stays per location). */
+/** The http block's defaults: the ConfigMap's buffers. */
 export function renderProxyTuningDefaults(http: ConfigBuilder, settings: GlobalSettings): void {
   renderBuffers(http, proxyTuningSettings(settings), 'proxy');
 }
@@ -30,19 +33,34 @@ export function renderLocationProxyTuning(
   annotations: LocationAnnotations,
   settings: GlobalSettings,
   module: 'proxy' | 'grpc' | 'fastcgi',
+  inherited: InheritedProxyDirectives | undefined,
 ): void {
   if (annotations.proxyTuning !== undefined) renderBuffers(body, annotations.proxyTuning, module);
   const retries = annotations.nextUpstream ?? nextUpstreamSettings(settings);
+  // 0 is nginx's own default (no time limit): nothing to write, unless the http block sets a limit (proxy_'s only).
+  const writesTimeout = retries.timeout > 0 || (module === 'proxy' && settings.proxyNextUpstreamTimeout > 0);
+  for (const [name, args] of retryDirectives(retries, module)) {
+    if (inherited !== undefined && module === 'proxy') inherited.write(body, name, ...args);
+    else if (writesTimeout || name !== `${module}_next_upstream_timeout`) body.directive(name, ...args);
+  }
+}
+
+/** `<module>_next_upstream`, `_timeout` (0 included) and `_tries`: how many endpoints a request may try, and on what. */
+export function retryDirectives(
+  retries: NextUpstream,
+  module: 'proxy' | 'grpc' | 'fastcgi',
+): Array<readonly [name: string, args: readonly Argument[]]> {
   const conditions = module === 'fastcgi' ? fastCgiConditions(retries.conditions) : retries.conditions;
-  body.directive(`${module}_next_upstream`, ...conditions.map((condition) => oneOf(condition, NEXT_UPSTREAM_CONDITIONS)));
-  // 0 is nginx's own default (no time limit): nothing to write.
-  if (retries.timeout > 0) body.directive(`${module}_next_upstream_timeout`, raw.seconds(retries.timeout));
-  body.directive(`${module}_next_upstream_tries`, raw.integer(retries.tries));
+  return [
+    [`${module}_next_upstream`, conditions.map((condition) => oneOf(condition, NEXT_UPSTREAM_CONDITIONS))],
+    [`${module}_next_upstream_timeout`, [raw.seconds(retries.timeout)]],
+    [`${module}_next_upstream_tries`, [raw.integer(retries.tries)]],
+  ];
 }
 
 /** proxy_http_version: the location's proxy-http-version, else the ConfigMap's. */
-export function proxyHttpVersion(annotations: LocationAnnotations, settings: GlobalSettings): Argument {
-  return oneOf(annotations.proxyTuning?.httpVersion ?? settings.proxyHttpVersion, HTTP_VERSIONS);
+export function proxyHttpVersion(annotations: LocationAnnotations | undefined, settings: GlobalSettings): Argument {
+  return oneOf(annotations?.proxyTuning?.httpVersion ?? settings.proxyHttpVersion, HTTP_VERSIONS);
 }
 
 const HTTP_VERSIONS = ['1.0', '1.1'] as const;

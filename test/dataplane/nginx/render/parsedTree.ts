@@ -78,3 +78,27 @@ export function expectedWords(nodes: readonly ConfigNode[]): ParsedDirective[] {
 export function luaBlocks(tree: readonly ParsedDirective[]): string[][] {
   return allDirectives(tree).flatMap((node) => (node.lua === undefined ? [] : [[node.name, ...node.lua]]));
 }
+
+/**
+ * The arguments of `name` that nginx applies in `block` (a block of `tree`): those of the innermost
+ * enclosing level that has any, as nginx inherits proxy_set_header, proxy_read_timeout... from
+ * server and http unless the block writes its own.
+ */
+export function appliedArgs(tree: readonly ParsedDirective[], block: ParsedDirective, name: string): string[][] {
+  const path = pathTo(tree, block);
+  if (path === undefined) throw new Error(`block ${block.name} ${JSON.stringify(block.args)} is not in the tree`);
+  for (const level of path.reverse()) {
+    const own = argsOf(level, name);
+    if (own.length > 0) return own;
+  }
+  return [];
+}
+
+function pathTo(nodes: readonly ParsedDirective[], block: ParsedDirective): ParsedDirective[] | undefined {
+  for (const node of nodes) {
+    if (node === block) return [node];
+    const below = pathTo(node.children ?? [], block);
+    if (below !== undefined) return [node, ...below];
+  }
+  return undefined;
+}

@@ -8,7 +8,7 @@ import type { RenderContextOptions } from '../../../../src/dataplane/nginx/rende
 import { backend, configuration, location, server, testContext } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { argsOf, locationOf, named, only, serverNamed, servers } from './parsedTree.js';
+import { appliedArgs, argsOf, locationOf, named, only, serverNamed, servers } from './parsedTree.js';
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
@@ -37,7 +37,8 @@ function mapOf(tree: ParsedDirective[], variable: string): string[][] | undefine
 
 function upstreamHeaders(tree: ParsedDirective[]): Map<string, string> {
   const root = locationOf(serverNamed(tree, 'a.example.com'), '/');
-  return new Map(argsOf(root, 'proxy_set_header').map(([name = '', value = '']) => [name, value]));
+  // What nginx sends: the location's own list, else the http block's (it inherits them).
+  return new Map(appliedArgs(tree, root, 'proxy_set_header').map(([name = '', value = '']) => [name, value]));
 }
 
 function listens(tree: ParsedDirective[], serverName: string): string[][] {

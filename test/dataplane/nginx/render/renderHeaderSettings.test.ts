@@ -11,7 +11,7 @@ import type { Configuration } from '../../../../src/model/types.js';
 import { backend, configuration, location, server, testContext } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { argsOf, locationOf, only, serverNamed } from './parsedTree.js';
+import { appliedArgs, argsOf, locationOf, only, serverNamed } from './parsedTree.js';
 
 const context = testContext();
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
@@ -38,7 +38,9 @@ function rendered(config: Configuration): { tree: ParsedDirective[]; http: Parse
 
 const loadsHeadersMore = (tree: ParsedDirective[]): boolean =>
   argsOf({ name: '', args: [], children: tree }, 'load_module').some(([file = '']) => file.endsWith(HEADERS_MORE_MODULE_FILE));
-const requestHeaders = (block: ParsedDirective, module = 'proxy'): string[][] => argsOf(block, `${module}_set_header`);
+/** What nginx sends upstream from `block`: its own list, else the one it inherits from the http block. */
+const requestHeaders = (tree: ParsedDirective[], block: ParsedDirective, module = 'proxy'): string[][] =>
+  appliedArgs(tree, block, `${module}_set_header`);
 
 test("defaults: the http block's header directives as ingress-nginx's template writes them, Server removed with headers-more", () => {
   const { tree, http } = rendered(scenario());
@@ -80,8 +82,8 @@ test("defaults: the http block's header directives as ingress-nginx's template w
 });
 
 test('nothing per location at the defaults: the same request headers as without these keys', () => {
-  const { web, grpc } = rendered(scenario());
-  const names = (block: ParsedDirective, module?: string) => requestHeaders(block, module).map(([name]) => name);
+  const { tree, web, grpc } = rendered(scenario());
+  const names = (block: ParsedDirective, module?: string) => requestHeaders(tree, block, module).map(([name]) => name);
   assert.ok(!names(web).includes('X-Original-URI'));
   assert.ok(!names(grpc, 'grpc').includes('X-Original-URI'));
   assert.deepEqual(argsOf(web, 'more_set_headers'), []);
@@ -105,7 +107,7 @@ test('hide-headers: one proxy_hide_header per name, then HSTS', () => {
 });
 
 test("add-headers in the http block, proxy-set-headers in every proxied location (replacing Portico's own of the same name)", () => {
-  const { http, web, grpc } = rendered(
+  const { tree, http, web, grpc } = rendered(
     scenario(
       { proxyAddOriginalUriHeader: true },
       {
@@ -125,7 +127,7 @@ test("add-headers in the http block, proxy-set-headers in every proxied location
     [web, 'proxy'],
     [grpc, 'grpc'],
   ] as const) {
-    const headers = requestHeaders(block, module);
+    const headers = requestHeaders(tree, block, module);
     assert.deepEqual(
       headers.filter(([name]) => name === 'X-Forwarded-For' || name === 'x-forwarded-for'),
       [['X-Forwarded-For', 'overridden']],

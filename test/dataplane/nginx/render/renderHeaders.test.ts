@@ -8,7 +8,7 @@ import type { Configuration, LocationAnnotations } from '../../../../src/model/t
 import { annotations, backend, configuration, location, server, testContext } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, locationOf, serverNamed } from './parsedTree.js';
+import { appliedArgs, allDirectives, argsOf, locationOf, serverNamed } from './parsedTree.js';
 
 const context = testContext();
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
@@ -50,7 +50,9 @@ function rendered(config: Configuration): { tree: ParsedDirective[]; annotated: 
 const names = (block: ParsedDirective): string[] => (block.children ?? []).map((child) => child.name);
 const loadsHeadersMore = (tree: ParsedDirective[]): boolean =>
   argsOf({ name: '', args: [], children: tree }, 'load_module').some(([file = '']) => file.endsWith(HEADERS_MORE_MODULE_FILE));
-const upstreamHeaders = (block: ParsedDirective, module = 'proxy'): string[][] => argsOf(block, `${module}_set_header`);
+/** What nginx sends upstream from `block`: its own list, else the one it inherits. */
+const upstreamHeaders = (tree: ParsedDirective[], block: ParsedDirective, module = 'proxy'): string[][] =>
+  appliedArgs(tree, block, `${module}_set_header`);
 
 test("custom-headers: one more_set_headers per header, the value literal (ingress-nginx's escapeLiteralDollar); headers-more loaded", () => {
   const { tree, annotated, plain } = rendered(withHeaders({ customHeaders: CUSTOM }));
@@ -64,7 +66,7 @@ test('nothing at all without the annotations: no directive, no module', () => {
   assert.ok(!loadsHeadersMore(tree));
   assert.ok(!allDirectives(tree).some((directive) => HEADER_DIRECTIVES.includes(directive.name)));
   assert.deepEqual(
-    upstreamHeaders(plain).find(([name]) => name === 'Host'),
+    upstreamHeaders(tree, plain).find(([name]) => name === 'Host'),
     ['Host', '$best_http_host'],
   );
 });
@@ -81,10 +83,10 @@ test('a denied custom-headers answers 503 before the rewrite (which would skip i
 
 test('upstream-vhost and connection-proxy-header replace Host and Connection; x-forwarded-prefix comes with the rewrite', () => {
   const rewrite = { ...annotations().rewrite, target: '/foo' };
-  const { annotated, plain } = rendered(
+  const { tree, annotated, plain } = rendered(
     withHeaders({ rewrite, upstreamHeaders: { host: '$service_name.svc', connection: 'keep-alive', forwardedPrefix: '/test/$1' } }),
   );
-  const sent = upstreamHeaders(annotated);
+  const sent = upstreamHeaders(tree, annotated);
   assert.deepEqual(
     sent.filter(([name]) => ['Host', 'Connection', 'X-Forwarded-Prefix'].includes(name ?? '')),
     [
@@ -93,14 +95,14 @@ test('upstream-vhost and connection-proxy-header replace Host and Connection; x-
       ['X-Forwarded-Prefix', '/test/$1'],
     ],
   );
-  assert.equal(sent.length, upstreamHeaders(plain).length + 1);
+  assert.equal(sent.length, upstreamHeaders(tree, plain).length + 1);
   // A model without the rewrite never sets forwardedPrefix; the renderer keeps the rule too.
-  const alone = rendered(withHeaders({ upstreamHeaders: { host: undefined, connection: undefined, forwardedPrefix: '/p' } })).annotated;
-  assert.ok(!upstreamHeaders(alone).some(([name]) => name === 'X-Forwarded-Prefix'));
+  const alone = rendered(withHeaders({ upstreamHeaders: { host: undefined, connection: undefined, forwardedPrefix: '/p' } }));
+  assert.ok(!upstreamHeaders(alone.tree, alone.annotated).some(([name]) => name === 'X-Forwarded-Prefix'));
 });
 
 test('gRPC: Host replaced, no Connection (HTTP/2 has none), no proxy_* rewrites', () => {
-  const { annotated } = rendered(
+  const { tree, annotated } = rendered(
     withHeaders({
       backendProtocol: 'GRPC',
       upstreamHeaders: { host: 'grpc.internal', connection: 'close', forwardedPrefix: undefined },
@@ -108,10 +110,10 @@ test('gRPC: Host replaced, no Connection (HTTP/2 has none), no proxy_* rewrites'
     }),
   );
   assert.deepEqual(
-    upstreamHeaders(annotated, 'grpc').find(([name]) => name === 'Host'),
+    upstreamHeaders(tree, annotated, 'grpc').find(([name]) => name === 'Host'),
     ['Host', 'grpc.internal'],
   );
-  assert.ok(!upstreamHeaders(annotated, 'grpc').some(([name]) => name === 'Connection'));
+  assert.ok(!upstreamHeaders(tree, annotated, 'grpc').some(([name]) => name === 'Connection'));
   assert.ok(!names(annotated).some((name) => HEADER_DIRECTIVES.includes(name)));
 });
 

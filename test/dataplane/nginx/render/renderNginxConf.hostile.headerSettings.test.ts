@@ -11,7 +11,7 @@ import { configuration, location, server } from './fixtures.js';
 import { context, HOSTILE_STRINGS, LONG, serverMatching, web } from './hostileValues.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, expectedWords, locationOf, only, skeleton } from './parsedTree.js';
+import { appliedArgs, allDirectives, argsOf, expectedWords, locationOf, only, skeleton } from './parsedTree.js';
 
 /** The values nginx interpolates on purpose: the hostile text without its `$` (a stray `$` is refused, below). */
 const dollarless = (value: string): string => value.replaceAll('$', '');
@@ -48,7 +48,7 @@ describe('hostile values in the header keys of the global ConfigMap', () => {
       HOSTILE_STRINGS.map((value, index) => [`X-Hostile-${index}: ${dollarless(value)}`]),
     );
     const root = locationOf(serverMatching(tree, 'headers.example'), '/');
-    const sent = Object.fromEntries(argsOf(root, 'proxy_set_header').map(([name = '', value = '']) => [name, value]));
+    const sent = Object.fromEntries(appliedArgs(tree, root, 'proxy_set_header').map(([name = '', value = '']) => [name, value]));
     HOSTILE_STRINGS.forEach((value, index) => assert.equal(sent[`X-Hostile-${index}`], dollarless(value)));
   });
 

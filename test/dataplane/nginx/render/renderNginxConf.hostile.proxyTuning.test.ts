@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS, type GlobalSettings } from '../../../../src/model/set
 import { configuration, location, server } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { parseNginxConf } from './nginxConfTokenizer.js';
-import { argsOf, locationOf, only, serverNamed } from './parsedTree.js';
+import { appliedArgs, argsOf, locationOf, only, serverNamed } from './parsedTree.js';
 import { HOSTILE_STRINGS, LONG, context, web } from './hostileValues.js';
 
 const TUNED: ProxyTuning = {
@@ -69,7 +69,8 @@ describe('proxy tuning and retries in nginx.conf', () => {
   });
 
   test('a location without the annotations writes no buffer directive, and the ConfigMap retries', () => {
-    const plain = locationOf(serverNamed(parseNginxConf(render(undefined, undefined, { retryNonIdempotent: true })), 'tuned.example'), '/');
+    const plainTree = parseNginxConf(render(undefined, undefined, { retryNonIdempotent: true }));
+    const plain = locationOf(serverNamed(plainTree, 'tuned.example'), '/');
     for (const name of [
       'proxy_buffer_size',
       'proxy_buffers',
@@ -79,10 +80,11 @@ describe('proxy tuning and retries in nginx.conf', () => {
     ]) {
       assert.deepEqual(argsOf(plain, name), [], name);
     }
-    assert.deepEqual(argsOf(plain, 'proxy_next_upstream'), [
+    // Inherited from the http block (renderProxyInheritance.ts).
+    assert.deepEqual(appliedArgs(plainTree, plain, 'proxy_next_upstream'), [
       nextUpstreamSettings({ ...DEFAULT_SETTINGS, retryNonIdempotent: true }).conditions,
     ]);
-    assert.deepEqual(argsOf(plain, 'proxy_http_version'), [['1.1']]);
+    assert.deepEqual(appliedArgs(plainTree, plain, 'proxy_http_version'), [['1.1']]);
   });
 
   test('hostile strings in every string field are refused by the renderer', () => {

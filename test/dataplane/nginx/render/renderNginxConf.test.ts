@@ -20,7 +20,18 @@ import {
   REWRITE_BALANCER_HOOKS,
 } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, only, serverNamed, servers } from './parsedTree.js';
+import {
+  allDirectives,
+  appliedArgs,
+  argsOf,
+  expectedWords,
+  locationOf,
+  luaBlocks,
+  named,
+  only,
+  serverNamed,
+  servers,
+} from './parsedTree.js';
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
@@ -406,16 +417,17 @@ describe('locations', () => {
     ]);
   });
 
-  test('a proxied location: $proxy_upstream_name, redirect, rewrite, then the Lua balancer and the retries', () => {
+  test('a proxied location: $proxy_upstream_name, redirect, rewrite, then the Lua balancer; the retries from the http block', () => {
     const config = hostConfig('a.example.com', [location('/', 'prefix', web.name, { annotations: { rewrite: { target: '/x' } } })], true);
-    const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
+    const tree = parsed(config);
+    const root = locationOf(serverNamed(tree, 'a.example.com'), '/');
     const order = (root.children ?? [])
       .map((directive) => directive.name)
-      .filter((name) => ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass'].includes(name));
-    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'proxy_next_upstream', 'proxy_next_upstream_tries', 'proxy_pass']);
+      .filter((name) => ['set', 'if', 'rewrite', 'proxy_pass'].includes(name));
+    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'proxy_pass']);
     assert.deepEqual(luaBlocks([root]), BALANCER_HOOKS);
-    assert.deepEqual(argsOf(root, 'proxy_next_upstream'), [['error', 'timeout']]);
-    assert.deepEqual(argsOf(root, 'proxy_next_upstream_tries'), [['3']]);
+    assert.deepEqual(appliedArgs(tree, root, 'proxy_next_upstream'), [['error', 'timeout']]);
+    assert.deepEqual(appliedArgs(tree, root, 'proxy_next_upstream_tries'), [['3']]);
   });
 
   test("the log hook only where ewma can be reached: the backend's own algorithm or its canary's, unless hashing or affinity chooses", () => {
@@ -468,11 +480,12 @@ describe('locations', () => {
       location('/', 'prefix', web.name),
       location('/grpc', 'exact', web.name, { annotations: { backendProtocol: 'GRPCS', proxy: { connectTimeout: 7 } } }),
     ]);
-    const host = serverNamed(parsed(config), 'a.example.com');
+    const tree = parsed(config);
+    const host = serverNamed(tree, 'a.example.com');
     const root = locationOf(host, '/');
     assert.deepEqual(argsOf(root, 'proxy_pass'), [['http://upstream_balancer']]);
-    assert.deepEqual(argsOf(root, 'proxy_http_version'), [['1.1']]);
-    assert.deepEqual(Object.fromEntries(argsOf(root, 'proxy_set_header').map(([name, value]) => [name, value])), {
+    assert.deepEqual(appliedArgs(tree, root, 'proxy_http_version'), [['1.1']]);
+    assert.deepEqual(Object.fromEntries(appliedArgs(tree, root, 'proxy_set_header').map(([name, value]) => [name, value])), {
       Host: '$best_http_host',
       'X-Request-ID': '$req_id',
       'X-Real-IP': '$remote_addr',
@@ -528,8 +541,13 @@ describe('locations', () => {
       backends: [web],
       settings: { computeFullForwardedFor: true, useForwardedHeaders: true, forwardedForHeader: 'X-Client-Chain' },
     });
-    const root = locationOf(serverNamed(parsed(config), 'a.example.com'), '/');
-    assert.ok(argsOf(root, 'proxy_set_header').some(([name, value]) => name === 'X-Forwarded-For' && value === '$full_x_forwarded_for'));
+    const tree = parsed(config);
+    const root = locationOf(serverNamed(tree, 'a.example.com'), '/');
+    const sent = appliedArgs(tree, root, 'proxy_set_header');
+    assert.ok(
+      sent.some(([name, value]) => name === 'X-Forwarded-For' && value === '$full_x_forwarded_for'),
+      'X-Forwarded-For is the chain',
+    );
   });
 
   test('HTTPS redirect: TLS host with ssl-redirect, or forced; not for no-tls-redirect locations', () => {
