@@ -136,10 +136,18 @@ export class ConfigBuilder {
     return this;
   }
 
-  /** Whether this block (not the blocks it holds) has a directive `name` whose first argument is written as `first`. */
-  hasDirective(name: string, first: string): boolean {
+  /** Whether this block (not the blocks it holds) has a directive `name` whose first argument is written as `first` (any, when undefined). */
+  hasDirective(name: string, first?: string): boolean {
     if (this.#writer !== undefined) return this.#writer.hasDirective(name, first);
-    return this.nodes.some((node) => node.kind === 'directive' && node.name === name && node.args[0]?.token === first);
+    return this.nodes.some(
+      (node) => node.kind === 'directive' && node.name === name && (first === undefined || node.args[0]?.token === first),
+    );
+  }
+
+  /** Whether this block (not the blocks it holds) has verbatim lines (a snippet may set any directive). */
+  hasVerbatim(): boolean {
+    if (this.#writer !== undefined) return this.#writer.hasVerbatim;
+    return this.nodes.some((node) => node.kind === 'verbatim');
   }
 
   #push(node: ConfigNode): void {

@@ -87,6 +87,7 @@ export class ConfigTextWriter {
   readonly #names: string[] = [];
   readonly #firsts: (string | undefined)[] = [];
   #written = 0;
+  #verbatim = false;
 
   constructor(text: ConfigText, depth = 0) {
     this.#text = text;
@@ -127,12 +128,18 @@ export class ConfigTextWriter {
   }
 
   verbatim(lines: readonly string[], origin: number): void {
+    this.#verbatim = true;
     for (const line of lines) this.#line(line.trim() === '' ? '' : `${this.#indent}${line}`, origin);
   }
 
-  /** Whether a directive (or block) `name` whose first argument's token is `first` was written here. */
-  hasDirective(name: string, first: string): boolean {
-    return this.#names.some((written, index) => written === name && this.#firsts[index] === first);
+  /** Whether a directive (or block) `name` whose first argument's token is `first` (any, when undefined) was written here. */
+  hasDirective(name: string, first?: string): boolean {
+    return this.#names.some((written, index) => written === name && (first === undefined || this.#firsts[index] === first));
+  }
+
+  /** Whether verbatim lines (a snippet) were written here. */
+  get hasVerbatim(): boolean {
+    return this.#verbatim;
   }
 
   #head(name: string, args: readonly Argument[]): string {

@@ -28,7 +28,7 @@ import type { Configuration, Location, Server } from '../../../model/types.js';
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { nextUpstreamSettings } from '../../../model/annotations/nextUpstreamAnnotations.js';
 import { raw, text, type Argument } from './arguments.js';
-import type { ConfigBuilder, ConfigNode } from './configBuilder.js';
+import type { ConfigBuilder } from './configBuilder.js';
 import { forwardedForValue, originalForwardedHeaders } from './renderClientAddress.js';
 import { withGlobalUpstreamHeaders } from './renderHeaderSettings.js';
 import { proxyHttpVersion, retryDirectives } from './renderProxyTuning.js';
@@ -62,7 +62,7 @@ export class InheritedProxyDirectives {
    * `body` sets a header of its own yet, and `moreFollow` (headers written after these) is false.
    */
   inheritsHeaders(body: ConfigBuilder, headers: ReadonlyArray<[string, Argument]>, moreFollow: boolean): boolean {
-    if (moreFollow || body.nodes.some(mayHideHeaders)) return false;
+    if (moreFollow || mayHideHeaders(body)) return false;
     return headers === this.headers || headerTokens(headers) === this.#values.get(SET_HEADER);
   }
 }
@@ -169,13 +169,13 @@ function standardUpstreamHeaders(configuration: Configuration): Array<[string, A
 }
 
 /** A node after which the location's list is no longer the http block's: its own header, or a snippet's lines. */
-function mayHideHeaders(node: ConfigNode): boolean {
-  return node.kind === 'verbatim' || (node.kind === 'directive' && node.name === SET_HEADER);
+function mayHideHeaders(body: ConfigBuilder): boolean {
+  return body.hasVerbatim() || body.hasDirective(SET_HEADER);
 }
 
 /** Whether a location that left its headers to the http block wrote one after all (a renderer's mistake). */
 export function setsOwnHeaders(body: ConfigBuilder): boolean {
-  return body.nodes.some(mayHideHeaders);
+  return mayHideHeaders(body);
 }
 
 function tokens(args: readonly Argument[]): string {
