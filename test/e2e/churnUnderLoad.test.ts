@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import {
-  applyIngress,
+  applyIngressAndReload,
   createService,
   ingress,
   paths,
@@ -47,7 +47,8 @@ before(async () => {
   steady = await startBackends(cluster, 'steady', 5);
   await createService(cluster, 'steady', steady.slice(0, 1));
   await applyTlsSecret(cluster, 'steady-tls', [HOST]);
-  await applyIngress(
+  // Its reload must be over before the phases count theirs (a TLS host is served before it, by its pending route).
+  await applyIngressAndReload(
     cluster,
     ingress(
       cluster,

@@ -16,7 +16,15 @@ import { after, before, describe, test } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { applySecret } from '../support/applySecret.js';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
 import { httpGet } from '../support/httpGet.js';
 import { servingWorkerPids, untilRetired } from '../support/nginxWorkers.js';
@@ -41,7 +49,8 @@ before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'portico-tls-settings-'));
   await createService(cluster, 'web', await startBackends(cluster, 'web'));
   await applyTlsSecret(cluster, 'resume', [HOST]);
-  await applyIngress(
+  // Its own reload must be over before applySettings waits for the next one (a TLS host is served before it).
+  await applyIngressAndReload(
     cluster,
     ingress(cluster, 'resume', {
       tls: [{ hosts: [HOST], secretName: 'resume' }],
