@@ -153,11 +153,16 @@ export function redirectsToHttps(location: Location, server: Server, settings: G
 const REDIRECT_CODES: ReadonlySet<number> = new Set([301, 302, 307, 308]);
 
 function renderHttpsRedirect(body: ConfigBuilder, location: Location, scope: RenderScope): void {
+  body.block('if', ifEquals(HttpVariable.passAccessScheme, 'http'), (branch) =>
+    renderHttpsRedirectReturn(branch, location.annotations.redirects, scope),
+  );
+}
+
+/** The `return` of the redirect to HTTPS, with the ConfigMap's http-redirect-code (also the pending routes'). */
+function renderHttpsRedirectReturn(body: ConfigBuilder, redirects: LocationAnnotations['redirects'], scope: RenderScope): void {
   const code = scope.configuration.settings.httpRedirectCode;
   if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
-  body.block('if', ifEquals(HttpVariable.passAccessScheme, 'http'), (branch) => {
-    branch.directive('return', raw.integer(code), httpsRedirectLocation(location.annotations.redirects, scope.context.ports.https));
-  });
+  body.directive('return', raw.integer(code), httpsRedirectLocation(redirects, scope.context.ports.https));
 }
 
 /** The nginx module: its directives are `<module>_pass`, `<module>_connect_timeout`...; fastcgi_pass takes no scheme. */
@@ -205,11 +210,9 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
     );
   };
   // A pending TLS host's plain HTTP request, as its locations redirect it (default redirect annotations: the route's are).
-  server.block('location', [raw.keyword(PENDING_ROUTE_HTTPS_REDIRECT_LOCATION)], (body) => {
-    const code = scope.configuration.settings.httpRedirectCode;
-    if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
-    body.directive('return', raw.integer(code), httpsRedirectLocation(undefined, scope.context.ports.https));
-  });
+  server.block('location', [raw.keyword(PENDING_ROUTE_HTTPS_REDIRECT_LOCATION)], (body) =>
+    renderHttpsRedirectReturn(body, undefined, scope),
+  );
   // The generated "/" of a pending host without one.
   server.block('location', [raw.keyword(PENDING_ROUTE_NOT_FOUND_LOCATION)], (body) => {
     hsts(body);
