@@ -8,6 +8,7 @@ import { applyIngress, createService, ingress, paths, startBackends, type E2eClu
 import { eventually } from '../support/eventually.js';
 import { SETTINGS_CONFIGMAP, startSettingsCluster } from '../support/settingsCluster.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
+import { servingWorkerPids, untilRetired } from '../support/nginxWorkers.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
 const HOST = 'site.header-settings.test';
@@ -58,14 +59,23 @@ const respondWith = (headers: Record<string, string>, https = false): RequestOpt
   https,
 });
 
-/** Writes the whole global ConfigMap, then waits until a request meets `check` (nginx loaded it). */
+/**
+ * Writes the whole global ConfigMap, then waits until a request meets `check`
+ * (nginx loaded it) and, when that took a reload, until the workers of before
+ * have retired: until then one may still take the next connection and answer
+ * with the old configuration.
+ */
 async function settle(
   data: Record<string, string>,
   check: (result: HttpResult) => void,
   options: RequestOptions = {},
 ): Promise<HttpResult> {
+  const serving = await servingWorkerPids(cluster.portico.prefix);
   await putConfigMap(SETTINGS_CONFIGMAP, data);
-  return until(check, options);
+  const result = await until(check, options);
+  const reloaded = (await servingWorkerPids(cluster.portico.prefix)).some((pid) => !serving.includes(pid));
+  if (reloaded) await untilRetired(cluster.portico.prefix, serving, UNTIL.timeoutMs);
+  return result;
 }
 
 describe('Server header', () => {
