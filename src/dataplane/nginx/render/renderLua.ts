@@ -37,12 +37,14 @@ const LuaHook = {
     luaBind('portico.routes'),
     luaBind('portico.external_auth'),
     luaBind('portico.authentication'),
+    luaBind('portico.worker_malloc'),
     luaCall('portico.balancer', 'init', {
       status_port: context.ports.status,
       portico_ports: context.selfEndpoints.porticoPorts,
       refuse_loopback: context.selfEndpoints.refuseLoopback,
     }),
   ],
+  initWorker: luaCall('portico.worker_malloc', 'init_worker'),
   balance: luaCall('portico.balancer', 'balance'),
   rewrite: luaCall('portico.balancer', 'rewrite'),
   log: luaCall('portico.balancer', 'log'),
@@ -74,6 +76,7 @@ export function renderLuaSettings(http: ConfigBuilder, context: RenderContext, s
     settings.luaSharedDicts,
   );
   http.luaBlock('init_by_lua_block', ...LuaHook.init(context), ...monitorInitCalls(context));
+  http.luaBlock('init_worker_by_lua_block', LuaHook.initWorker);
 }
 
 /**

@@ -60,6 +60,7 @@ describe('monitor hook', () => {
       'portico_external_auth',
       'portico_monitor',
       'portico_routes',
+      'portico_worker_malloc',
     ]);
     init.forEach((statement, index) => {
       const module = target(statement);

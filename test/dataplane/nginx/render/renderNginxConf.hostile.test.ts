@@ -39,8 +39,10 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_routes = require("portico.routes")',
     'portico_external_auth = require("portico.external_auth")',
     'portico_authentication = require("portico.authentication")',
+    'portico_worker_malloc = require("portico.worker_malloc")',
     'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
+  ['init_worker_by_lua_block', 'portico_worker_malloc.init_worker()'],
   ['server_rewrite_by_lua_block', 'portico_routes.route()'],
   ['balancer_by_lua_block', 'portico_balancer.balance()'],
   ['ssl_certificate_by_lua_block', 'portico_certificate.call()'],
@@ -166,6 +168,7 @@ describe('hostile values in user-controlled fields', () => {
       );
     const count = (name: string): number => blocks.filter(([blockName]) => blockName === name).length;
     assert.equal(count('init_by_lua_block'), 1);
+    assert.equal(count('init_worker_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
     assert.equal(count('content_by_lua_block'), 5);
     // One TLS context for every server without TLS directives of its own (renderTlsContext.ts): the default server's;
