@@ -35,6 +35,7 @@ import type { Configuration, LocationAnnotations } from '../src/model/types.js';
 import { Store } from '../src/store/store.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
+import { measureShapedComparison, printShapedComparison, type ShapedComparison } from './support/shapedComparison.js';
 import { median } from './support/statistics.js';
 import {
   ANNOTATIONS_PREFIX,
@@ -82,6 +83,8 @@ interface SizeReport {
   rssAfterBytes: number;
   /** With Portico's Lua module, then with Debian's. */
   nginxTest: { portico: NginxTestCost; debian: NginxTestCost };
+  /** Beside the nginx.conf ingress-nginx would write for the same cluster. */
+  shaped: ShapedComparison;
 }
 
 interface NginxTestCost {
@@ -194,6 +197,9 @@ async function measureFirstSync(
     heapAfterBytes: heapUsed,
     rssAfterBytes: rss,
     nginxTest: await nginxTestCosts(layout, state),
+    shaped: await measureShapedComparison(cluster.ingresses.length, configuration, state.conf, context, layout.prefix, (conf) =>
+      timedNginxTest(layout, conf),
+    ),
   };
 }
 
@@ -351,6 +357,7 @@ function printReports(reports: readonly SizeReport[]): void {
       ["nginx -t, Debian's / Portico's module (time)", ...reports.map((r) => figure(r.nginxTest.debian.ms / r.nginxTest.portico.ms, 2))],
     ],
   );
+  printShapedComparison(reports.map((r) => r.shaped));
 }
 
 await main();
