@@ -12,6 +12,8 @@
  * median of the later ones. `nginx -t` runs on the result twice, side by side:
  * with the Lua module Portico loads (its build of Debian's, luaModule.ts) and
  * with Debian's, which builds an OpenSSL context in every location block.
+ * Then Portico's file and the one ingress-nginx would write for the same cluster
+ * load one after the other (support/shapedComparison.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -24,6 +24,7 @@
 // cluster's names need no more.
 import { posix } from 'node:path';
 import type { RenderContext } from '../../src/dataplane/nginx/render/renderContext.js';
+import { serverNamesHashSizes } from '../../src/dataplane/nginx/render/serverNames.js';
 import type { Backend, Configuration, Location, Server } from '../../src/model/types.js';
 import { INGRESS_NGINX_LUA } from './ingressNginxLuaStubs.js';
 
@@ -69,7 +70,7 @@ export function ingressNginxShapedConf(configuration: Configuration, options: Sh
   const out: string[] = [];
   mainContext(out, options);
   out.push('http {');
-  httpContext(out, options);
+  httpContext(out, configuration, options);
   for (const server of configuration.servers) serverBlock(out, server, backends, options);
   statusServers(out, options);
   out.push('}', '');
@@ -95,7 +96,12 @@ function mainContext(out: string[], { context, workerProcesses }: ShapedConfOpti
   );
 }
 
-function httpContext(out: string[], { context, luaDir }: ShapedConfOptions): void {
+function httpContext(out: string[], configuration: Configuration, { context, luaDir }: ShapedConfOptions): void {
+  // Raised from the ConfigMap's 64 and 1024 to fit the hosts, as ingress-nginx's controller does (nginx.go, the same sums as Portico's).
+  const hashSizes = serverNamesHashSizes(
+    configuration.servers.map((server) => server.hostname),
+    { bucketSize: 64, maxSize: 1024 },
+  );
   const lua = (file: string): string => quote(posix.join(luaDir, file));
   const { paths } = context;
   const tempRoot = posix.dirname(paths.temp.proxy);
@@ -124,8 +130,8 @@ function httpContext(out: string[], { context, luaDir }: ShapedConfOptions): voi
     '    client_body_timeout             60s;',
     '    http2_max_concurrent_streams    128;',
     '    types_hash_max_size             2048;',
-    '    server_names_hash_max_size      1024;',
-    '    server_names_hash_bucket_size   64;',
+    `    server_names_hash_max_size      ${hashSizes.maxSize};`,
+    `    server_names_hash_bucket_size   ${hashSizes.bucketSize};`,
     '    map_hash_bucket_size            64;',
     '    proxy_headers_hash_max_size     512;',
     '    proxy_headers_hash_bucket_size  64;',
