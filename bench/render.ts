@@ -12,6 +12,8 @@
  * median of the later ones. `nginx -t` runs on the result twice, side by side:
  * with the Lua module Portico loads (its build of Debian's, luaModule.ts) and
  * with Debian's, which builds an OpenSSL context in every location block.
+ * Then Portico's file and the one ingress-nginx would write for the same cluster
+ * load one after the other (support/shapedComparison.ts).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,6 +37,7 @@ import type { Configuration, LocationAnnotations } from '../src/model/types.js';
 import { Store } from '../src/store/store.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
+import { measureShapedComparison, printShapedComparison, type ShapedComparison } from './support/shapedComparison.js';
 import { median } from './support/statistics.js';
 import {
   ANNOTATIONS_PREFIX,
@@ -82,6 +85,8 @@ interface SizeReport {
   rssAfterBytes: number;
   /** With Portico's Lua module, then with Debian's. */
   nginxTest: { portico: NginxTestCost; debian: NginxTestCost };
+  /** Beside the nginx.conf ingress-nginx would write for the same cluster. */
+  shaped: ShapedComparison;
 }
 
 interface NginxTestCost {
@@ -194,6 +199,9 @@ async function measureFirstSync(
     heapAfterBytes: heapUsed,
     rssAfterBytes: rss,
     nginxTest: await nginxTestCosts(layout, state),
+    shaped: await measureShapedComparison(cluster.ingresses.length, configuration, state.conf, context, layout.prefix, (conf) =>
+      timedNginxTest(layout, conf),
+    ),
   };
 }
 
@@ -351,6 +359,7 @@ function printReports(reports: readonly SizeReport[]): void {
       ["nginx -t, Debian's / Portico's module (time)", ...reports.map((r) => figure(r.nginxTest.debian.ms / r.nginxTest.portico.ms, 2))],
     ],
   );
+  printShapedComparison(reports.map((r) => r.shaped));
 }
 
 await main();
