@@ -9,6 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
@@ -145,4 +146,6 @@ test(`POSTs on kept-alive connections across ${RELOADS} reloads caused by Ingres
   );
   assert.ok(report.requests >= CLIENTS * RELOADS, `the clients sent ${report.requests} requests`);
   assert.deepEqual(report.failures, {}, 'no POST failed');
+  const log = await readFile(cluster.portico.process.logPath, 'utf8');
+  assert.doesNotMatch(log, /keep-alive drain failed|old nginx workers still serving/, 'every reload was drained');
 });

@@ -61,6 +61,8 @@ export class KeepAliveDrain implements ReloadDrain {
       const response = await request(`http://localhost${KEEPALIVE_DRAIN_PATH}${query}`, {
         method,
         dispatcher: this.dispatcher,
+        // A connection of its own: a kept-alive one may be to a worker the last reload retired, which closes it.
+        reset: true,
         headersTimeout: CALL_TIMEOUT_MS,
         bodyTimeout: CALL_TIMEOUT_MS,
       });
