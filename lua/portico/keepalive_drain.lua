@@ -7,14 +7,21 @@
 -- the socket. A request the client sent just then is lost: reset (close()
 -- with unread data sends RST), or met by the FIN before any answer byte.
 -- Clients resend only idempotent requests, so a POST fails. A connection the
--- client closes is never lost that way, so while a reload is under way every
--- response says `Connection: close` and the client closes after reading it.
+-- client closes is never lost that way, so while a reload is under way
+-- proxied responses say `Connection: close` and the client closes after
+-- reading it.
 --
--- nginx writes its own `Connection: keep-alive` (r->keepalive cannot be
+-- Where: in the balancer's first attempt (portico.balancer calls
+-- close_if_draining()), the one Lua every proxied request runs already. Not
+-- draining, that costs one shared dict lookup; a header filter would add a
+-- Lua call to every response, always. The header set there goes into the
+-- response's headers before the upstream's are added to them. Answers nginx
+-- gives itself (return, redirects, auth refusals) are not drained.
+--
+-- nginx writes its own `Connection: keep-alive` too (r->keepalive cannot be
 -- changed from Lua), so such a response carries both tokens: HTTP clients
 -- (llhttp in Node, curl, Go's net/http) close on "close" among them.
 --
---   header_filter_by_lua_block { portico_keepalive_drain.header_filter() }   (http level)
 --   location = /configuration/keepalive-drain { content_by_lua_block { portico_keepalive_drain.handle() } }
 -- PUT ?seconds=N starts the drain for at most N seconds (a controller that
 -- dies mid-reload cannot leave it on), DELETE ends it. The flag is in the
@@ -36,14 +43,15 @@ local MAX_SECONDS = 3600
 
 local dict = ngx.shared[state.DICT_NAME]
 
--- The one per-response cost outside a reload: a shared dict lookup.
-function _M.header_filter()
+-- balancer_by_lua, first attempt only (a retry's response is the same response).
+function _M.close_if_draining()
   if not dict:get(KEY) then
     return
   end
-  -- HTTP/2 has no Connection header (a client must refuse it), and its
-  -- connections end with a GOAWAY; a 101 hands the connection to the upgrade.
-  if ngx_req.http_version() >= 2 or ngx.status == 101 then
+  -- HTTP/2 has no Connection header (a client must refuse it; nginx's HTTP/2
+  -- filter would send it), and its connections end with a GOAWAY. An upgrade
+  -- (WebSocket) hands the connection over: its 101 says `Connection: upgrade`.
+  if ngx_req.http_version() >= 2 or ngx_var.http_upgrade ~= nil then
     return
   end
   ngx_header["Connection"] = "close"

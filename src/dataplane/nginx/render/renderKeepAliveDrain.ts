@@ -1,8 +1,10 @@
 // Reloads without lost keep-alive requests (lua/portico/keepalive_drain.lua):
-// while the controller reloads nginx, responses say `Connection: close`, so
-// clients close their kept-alive connections themselves instead of having the
-// retiring workers close them under a request in flight. Outside a reload the
-// header filter costs each response one shared dict lookup.
+// while the controller reloads nginx, proxied responses say `Connection:
+// close`, so clients close their kept-alive connections themselves instead of
+// having the retiring workers close them under a request in flight. The
+// balancer's first attempt asks for it (no hook of its own in nginx.conf, so
+// nothing runs per request but one shared dict lookup); here only the
+// controller's endpoint.
 import { raw, literal } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { luaBind, luaCall } from './luaCall.js';
@@ -14,11 +16,6 @@ export const KEEPALIVE_DRAIN_PATH = '/configuration/keepalive-drain';
 
 /** For init_by_lua_block. */
 export const keepAliveDrainBind = luaBind(MODULE);
-
-/** At the http level: no location of Portico's has a header filter of its own, so every response passes this one. */
-export function renderKeepAliveDrainFilter(http: ConfigBuilder): void {
-  http.luaBlock('header_filter_by_lua_block', luaCall(MODULE, 'header_filter'));
-}
 
 /** In the configuration server. */
 export function renderKeepAliveDrainEndpoint(server: ConfigBuilder): void {

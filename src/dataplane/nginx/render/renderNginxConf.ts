@@ -19,7 +19,6 @@ import { renderHeaderSettings } from './renderHeaderSettings.js';
 import { onOff, renderHttpSettings } from './renderHttp.js';
 import { backendTlsUpstreams } from './renderBackendTls.js';
 import { renderDebugConnections, renderWorkerLimits } from './renderMainContext.js';
-import { renderKeepAliveDrainFilter } from './renderKeepAliveDrain.js';
 import { renderBalancerUpstream, renderLuaModules, renderLuaSettings, renderNoEndpointsServer } from './renderLua.js';
 import { errorLogTarget } from './renderLogging.js';
 import { renderRateLimitZones } from './renderRateLimits.js';
@@ -81,7 +80,6 @@ function renderRoot(root: ConfigBuilder, scope: RenderScope): void {
   });
   root.block('http', [], (http) => {
     renderLuaSettings(http, context, settings);
-    renderKeepAliveDrainFilter(http);
     http.from(SETTINGS_ORIGIN, () => renderHttpSettings(http, configuration, context));
     http.from(SETTINGS_ORIGIN, () => renderHeaderSettings(http, configuration));
     http.from(SETTINGS_ORIGIN, () => renderGlobalAccessHttp(http, settings));
