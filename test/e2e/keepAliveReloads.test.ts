@@ -32,6 +32,8 @@ const MAX_REQUESTS_PER_CLIENT = 50_000;
 /** A client's pause between requests: 0..this ms at random, so that reloads find connections both busy and idle. */
 const MAX_PAUSE_MS = 3;
 const REQUEST_TIMEOUT_MS = 10_000;
+/** POSTs sent after the last reload on one kept-alive connection. */
+const AFTER_DRAIN_REQUESTS = 20;
 
 let cluster: E2eCluster;
 
@@ -52,7 +54,9 @@ after(async () => {
 });
 
 /** How a POST ended: its status, or the kind of network failure. */
-type Outcome = { readonly status: number; readonly echoedBody: boolean } | { readonly failure: string };
+type Outcome =
+  | { readonly status: number; readonly echoedBody: boolean; readonly connectionClose: boolean; readonly socket: unknown }
+  | { readonly failure: string };
 
 /** One POST with a body on the client's kept-alive connection. */
 function post(agent: Agent, body: string): Promise<Outcome> {
@@ -73,7 +77,13 @@ function post(agent: Agent, body: string): Promise<Outcome> {
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status, echoedBody: status === 200 && (JSON.parse(text) as { body?: string }).body === body });
+          resolve({
+            status,
+            echoedBody: status === 200 && (JSON.parse(text) as { body?: string }).body === body,
+            // The drain's token: nginx may write its own keep-alive beside it.
+            connectionClose: /\bclose\b/i.test(String(response.headers.connection ?? '')),
+            socket: req.socket,
+          });
         });
         response.on('error', (error) => resolve({ failure: `response: ${failureKind(error)}` }));
       },
@@ -95,6 +105,8 @@ interface ClientsReport {
   readonly requests: number;
   readonly ok: number;
   readonly failures: Readonly<Record<string, number>>;
+  /** Responses that said `Connection: close` (the drain's). */
+  readonly closing: number;
 }
 
 /** Runs the clients until `done` settles (each within its bound), then reports their outcomes. */
@@ -104,6 +116,7 @@ async function postUntil(done: Promise<unknown>): Promise<ClientsReport> {
   const failures: Record<string, number> = {};
   let requests = 0;
   let ok = 0;
+  let closing = 0;
   const count = (kind: string): void => {
     failures[kind] = (failures[kind] ?? 0) + 1;
   };
@@ -114,6 +127,7 @@ async function postUntil(done: Promise<unknown>): Promise<ClientsReport> {
         for (let i = 0; i < MAX_REQUESTS_PER_CLIENT && !stop; i++) {
           const outcome = await post(agent, `client ${client} post ${i}`);
           requests++;
+          if ('connectionClose' in outcome && outcome.connectionClose) closing++;
           if ('failure' in outcome) count(outcome.failure);
           else if (outcome.status >= 500) count(`${outcome.status}`);
           else if (!outcome.echoedBody) count(`${outcome.status} without the echoed body`);
@@ -125,7 +139,7 @@ async function postUntil(done: Promise<unknown>): Promise<ClientsReport> {
       }
     }),
   );
-  return { requests, ok, failures };
+  return { requests, ok, failures, closing };
 }
 
 test(`POSTs on kept-alive connections across ${RELOADS} reloads caused by Ingress changes all succeed`, async () => {
@@ -142,10 +156,30 @@ test(`POSTs on kept-alive connections across ${RELOADS} reloads caused by Ingres
   const failed = report.requests - report.ok;
   console.log(
     `${report.requests} POSTs from ${CLIENTS} kept-alive clients across ${RELOADS} reloads: ${failed} failed ` +
-      `(${(failed / RELOADS).toFixed(2)} per reload) ${JSON.stringify(report.failures)}`,
+      `(${(failed / RELOADS).toFixed(2)} per reload) ${JSON.stringify(report.failures)}; ${report.closing} said Connection: close`,
   );
   assert.ok(report.requests >= CLIENTS * RELOADS, `the clients sent ${report.requests} requests`);
   assert.deepEqual(report.failures, {}, 'no POST failed');
   const log = await readFile(cluster.portico.process.logPath, 'utf8');
   assert.doesNotMatch(log, /keep-alive drain failed|old nginx workers still serving/, 'every reload was drained');
+  assert.ok(report.closing > 0, 'the drain asked clients to close during the reloads');
+});
+
+test('once the reloads are done the drain has ended: connections are kept alive again', async () => {
+  // applyIngressAndReload waited for the old workers to exit, and the controller ends the drain before that.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < AFTER_DRAIN_REQUESTS; i++) outcomes.push(await post(agent, `after the drain ${i}`));
+    const answered = outcomes.filter((outcome) => 'status' in outcome);
+    assert.equal(answered.length, AFTER_DRAIN_REQUESTS, JSON.stringify(outcomes.filter((outcome) => 'failure' in outcome)));
+    assert.deepEqual(
+      answered.filter((outcome) => outcome.connectionClose),
+      [],
+      'no response says Connection: close',
+    );
+    assert.equal(new Set(answered.map((outcome) => outcome.socket)).size, 1, 'every POST went on the one kept-alive connection');
+  } finally {
+    agent.destroy();
+  }
 });

@@ -4,10 +4,12 @@
 // off (ended, or run out), connections are kept alive again. The endpoint
 // refuses what is not a bounded number of seconds.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { NginxDataPlane } from '../../src/dataplane/nginxDataPlane.js';
@@ -91,10 +93,28 @@ function post(): Promise<Answer> {
   }).finally(() => agent.destroy());
 }
 
+/** curl POSTing twice in one run, as it would on one kept-alive connection: how many connections it opened. */
+async function curlConnections(): Promise<number> {
+  const url = `http://127.0.0.1:${httpPort}/`;
+  const { stderr } = await promisify(execFile)('curl', ['-sv', '--max-time', '10', '-H', `Host: ${HOST}`, '-d', 'body', '-o', '/dev/null', url, '-o', '/dev/null', url]);
+  return (stderr.match(/^\* Connected to /gm) ?? []).length;
+}
+
 test('without a drain, connections are kept alive', options, async () => {
   const answer = await post();
   assert.deepEqual(answer, { status: 200, connection: 'keep-alive', clientClosed: false });
+  assert.equal(await curlConnections(), 1, 'curl reuses its connection');
 });
+
+test('while the drain is on, curl closes too (the response has both keep-alive and close)', options, async () => {
+  assert.equal((await drain('PUT', '?seconds=60')).status, 200);
+  try {
+    assert.equal(await curlConnections(), 2, 'curl opened a second connection');
+  } finally {
+    assert.equal((await drain('DELETE')).status, 200);
+  }
+});
+
 
 test('while the drain is on, the client closes its connection after each response; DELETE ends it', options, async () => {
   assert.deepEqual(await drain('PUT', '?seconds=60'), { status: 200, text: 'draining\n' });
