@@ -16,8 +16,8 @@
 -- answers the 503 itself and keeps, for the balancer, the endpoints it saw.
 --
 -- Per request the only shared state touched is one shdict get of a number
--- (backends_version), plus ewma's scores for ewma backends; the JSON is
--- decoded once per worker per push.
+-- (backends_version) and one of the keep-alive drain's flag, plus ewma's
+-- scores for ewma backends; the JSON is decoded once per worker per push.
 local ngx_balancer = require("ngx.balancer")
 local get_last_failure = ngx_balancer.get_last_failure
 local set_more_tries = ngx_balancer.set_more_tries
@@ -31,6 +31,7 @@ local chashsubset = require("portico.balancer.chashsubset")
 local sticky = require("portico.balancer.sticky")
 local canary = require("portico.balancer.canary")
 local self_address = require("portico.balancer.self_address")
+local close_if_draining = require("portico.keepalive_drain").close_if_draining
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -332,6 +333,7 @@ end
 function _M.balance()
   local peer
   if get_last_failure() == nil then
+    close_if_draining() -- around a reload: the client closes its kept-alive connection (keepalive_drain.lua)
     local balancer = first_attempt_balancer() or balancer_checked_in_rewrite()
     if balancer == nil then
       return set_no_endpoints_peer() -- unknown backend, or none of its endpoints is usable: 503

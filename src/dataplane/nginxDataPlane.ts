@@ -15,7 +15,8 @@ import { LatestOnlyQueue } from './latestOnlyQueue.js';
 import { acrossReload } from './live/acrossReload.js';
 import { liveStateOf, type LiveState } from './live/liveState.js';
 import { LiveStateClient } from './live/liveStateClient.js';
-import { ConfigRefusedError, NginxProcess } from './nginx/nginxProcess.js';
+import { ConfigRefusedError, NginxProcess, prefixLayout } from './nginx/nginxProcess.js';
+import { KeepAliveDrain } from './nginx/keepAliveDrain.js';
 import { readOpenFilesLimit } from './nginx/openFilesLimit.js';
 import { createPrefixDirs } from './nginx/process/prefixLayout.js';
 import { pruneSecretFiles, writeSecretFiles } from './nginx/process/secretFiles.js';
@@ -94,6 +95,10 @@ export class NginxDataPlane implements DataPlane {
       logger: options.logger.child({ component: 'nginx' }),
       binary: options.nginxBinary,
       onMasterExit: options.onNginxExit,
+      reloadDrain: new KeepAliveDrain(
+        prefixLayout(options.prefix).configurationSocket,
+        options.logger.child({ component: 'keepalive-drain' }),
+      ),
     });
     this.live = new LiveStateClient({
       socketPath: this.nginx.layout.configurationSocket,

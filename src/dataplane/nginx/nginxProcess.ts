@@ -15,7 +15,8 @@ import { launchMaster } from './process/launchMaster.js';
 import { describeExit, type MasterProcess, type ProcessExit } from './process/masterProcess.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from './process/prefixLayout.js';
 import { ConfigRefusedError, refusedLine } from './process/refusedLine.js';
-import { reloadMaster } from './process/reloadMaster.js';
+import { reloadMaster, type ReloadResult } from './process/reloadMaster.js';
+import type { ReloadDrain } from './keepAliveDrain.js';
 
 export { prefixLayout, type PrefixLayout, type TempDirs } from './process/prefixLayout.js';
 export { ConfigRefusedError } from './process/refusedLine.js';
@@ -46,6 +47,8 @@ export interface NginxProcessOptions {
   timeouts?: Partial<NginxTimeouts>;
   /** Told when a running master dies (before its restart): the health check must not wait to notice. */
   onMasterExit?: () => void;
+  /** Told before and after each reload: the serving workers ask clients to close kept-alive connections meanwhile (keepAliveDrain.ts). */
+  reloadDrain?: ReloadDrain;
 }
 
 // Loading a configuration grows with its size: bench/render.ts measured `nginx -t`
@@ -65,6 +68,7 @@ export class NginxProcess {
   private readonly timeouts: NginxTimeouts;
   private readonly controlLog: ControlLog;
   private readonly onMasterExitHook: (() => void) | undefined;
+  private readonly reloadDrain: ReloadDrain | undefined;
 
   /** Between start() and stop(): a master should be running, and is restarted when it dies. */
   private wanted = false;
@@ -89,6 +93,7 @@ export class NginxProcess {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.controlLog = new ControlLog(this.layout.controlLog);
     this.onMasterExitHook = options.onMasterExit;
+    this.reloadDrain = options.reloadDrain;
   }
 
   /** Successful reloads since construction. */
@@ -181,7 +186,13 @@ export class NginxProcess {
 
   private async reload(master: MasterProcess, configText: string): Promise<ApplyResult> {
     const started = performance.now();
-    const result = await reloadMaster(master, this.controlLog, this.timeouts.reloadMs);
+    await this.reloadDrain?.begin(master.pid, this.timeouts.reloadMs);
+    let result: ReloadResult | undefined;
+    try {
+      result = await reloadMaster(master, this.controlLog, this.timeouts.reloadMs);
+    } finally {
+      await this.reloadDrain?.end(result?.outcome === 'reloaded');
+    }
     if (result.outcome === 'reloaded') {
       this.lastGoodConfig = this.runningConfig = configText;
       this.reloadCount++;

@@ -12,6 +12,7 @@ import type { RenderContext } from './renderContext.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderLuaSharedDicts } from './renderLuaSharedDicts.js';
 import { monitorInitCalls } from './renderMonitor.js';
+import { keepAliveDrainBind } from './renderKeepAliveDrain.js';
 
 /** The upstream every proxied location passes to; Lua picks each peer. */
 export const BALANCER_UPSTREAM = 'upstream_balancer';
@@ -38,6 +39,7 @@ const LuaHook = {
     luaBind('portico.external_auth'),
     luaBind('portico.authentication'),
     luaBind('portico.worker_malloc'),
+    keepAliveDrainBind,
     luaCall('portico.balancer', 'init', {
       status_port: context.ports.status,
       portico_ports: context.selfEndpoints.porticoPorts,

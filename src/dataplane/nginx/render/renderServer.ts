@@ -12,6 +12,7 @@ import { renderGlobalServerSnippet } from './renderGlobalSnippets.js';
 import { renderLocations, renderPendingRoutes } from './renderLocation.js';
 import { STATUS_ADDRESS, type RenderContext } from './renderContext.js';
 import { renderLiveStateEndpoints } from './renderLua.js';
+import { renderKeepAliveDrainEndpoint } from './renderKeepAliveDrain.js';
 import { renderMirrorLocations } from './renderMirror.js';
 import { renderModSecurityOff } from './renderModSecurity.js';
 import { renderTlsCiphers } from './renderTlsCiphers.js';
@@ -113,6 +114,7 @@ function renderConfigurationServer(http: ConfigBuilder, context: RenderContext, 
     block.directive('access_log', raw.keyword('off'));
     renderModSecurityOff(block, settings);
     renderLiveStateEndpoints(block, context);
+    renderKeepAliveDrainEndpoint(block);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));
     });

@@ -40,6 +40,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_external_auth = require("portico.external_auth")',
     'portico_authentication = require("portico.authentication")',
     'portico_worker_malloc = require("portico.worker_malloc")',
+    'portico_keepalive_drain = require("portico.keepalive_drain")',
     'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
   ['init_worker_by_lua_block', 'portico_worker_malloc.init_worker()'],
@@ -54,6 +55,7 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   ['content_by_lua_block', 'portico_configuration.handle_routes()'],
   ['content_by_lua_block', 'portico_configuration.handle_authentication()'],
   ['content_by_lua_block', 'portico_configuration.handle_initialized()'],
+  ['content_by_lua_block', 'portico_keepalive_drain.handle()'],
 ];
 
 /** How nginx must read back a user string that went through captureTemplate(): `$1`..`$9` kept, every other `$` as `${dollar}`. */
@@ -170,7 +172,7 @@ describe('hostile values in user-controlled fields', () => {
     assert.equal(count('init_by_lua_block'), 1);
     assert.equal(count('init_worker_by_lua_block'), 1);
     assert.equal(count('balancer_by_lua_block'), 1);
-    assert.equal(count('content_by_lua_block'), 5);
+    assert.equal(count('content_by_lua_block'), 6);
     // One TLS context for every server without TLS directives of its own (renderTlsContext.ts): the default server's;
     // the hostile servers that verify client certificates have their own, with its own hook.
     assert.equal(count('ssl_client_hello_by_lua_block'), 1);

@@ -137,6 +137,7 @@ describe('main and http', () => {
           'portico_external_auth = require("portico.external_auth")',
           'portico_authentication = require("portico.authentication")',
           'portico_worker_malloc = require("portico.worker_malloc")',
+          'portico_keepalive_drain = require("portico.keepalive_drain")',
           'portico_balancer.init({ status_port = 10999, portico_ports = { 80, 443, 8181, 10999 }, refuse_loopback = false })',
         ],
       },
