@@ -34,16 +34,24 @@ function asRecord(...scopes: Array<Scope | undefined>): Record<string, string[]>
  * sets its cookie on every path its primary serves, which is where its Ingress's paths were merged.
  */
 export function scopeAffinity(backends: readonly Backend[], servers: readonly Server[], withAffinity: ReadonlySet<string>): Backend[] {
+  const primaryOf = new Map(backends.flatMap((backend) => (backend.canary ? [[backend.canary.backend, backend] as const] : [])));
+  // Only the scopes an affinity reads are collected: at 10,000 Ingresses, most backends have none.
+  const read = new Set<string>();
+  for (const backend of backends) {
+    if (backend.balancing.affinity === undefined) continue;
+    read.add(backend.name);
+    const primary = primaryOf.get(backend.name);
+    if (primary !== undefined) read.add(primary.name);
+  }
   const asked = new Map<string, Scope>();
   const served = new Map<string, Scope>();
-  for (const server of servers) {
+  for (const server of read.size === 0 ? [] : servers) {
     for (const { backend, ingress, path } of server.locations) {
-      if (backend === undefined) continue;
+      if (backend === undefined || !read.has(backend)) continue;
       addPath(served, backend, server.hostname, path);
       if (ingress !== undefined && withAffinity.has(ingressKey(ingress))) addPath(asked, backend, server.hostname, path);
     }
   }
-  const primaryOf = new Map(backends.flatMap((backend) => (backend.canary ? [[backend.canary.backend, backend] as const] : [])));
   return backends.map((backend) => {
     const { affinity } = backend.balancing;
     if (affinity === undefined) return backend;

@@ -74,8 +74,12 @@ export function finalizeLocations(hostname: string, drafts: readonly DraftLocati
   const chosen = new Map<string, Location>();
   const generated: Location[] = [];
   for (const draft of drafts) {
+    // Written out, not spread (`{ ...placement(draft, regex), backend, ... }`): V8 built the spread objects about
+    // ten times slower (0.4-1.4 s of the model at 10,000 Ingresses, by CPU profile), and larger.
+    const { path, match } = placement(draft, regex);
     const location: Location = {
-      ...placement(draft, regex),
+      path,
+      match,
       backend: draft.backend,
       ingress: draft.ingress,
       annotations: draft.annotations,

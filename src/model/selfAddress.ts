@@ -32,8 +32,20 @@ function ipv4Part(text: string): number | undefined {
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
+/**
+ * A dotted quad of decimal parts without leading zeros: what EndpointSlices
+ * hold, read without inet_aton's general forms (the model checks 40,000
+ * endpoints per sync at 10,000 Ingresses). `010` (octal) is not one.
+ */
+const PLAIN_DOTTED_QUAD = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
 /** inet_aton: 1 to 4 parts; the last fills the bytes the others leave (`127.1` = 127.0.0.1, `2130706433` too). */
 export function parseIpv4(text: string): AddressBytes | undefined {
+  const plain = PLAIN_DOTTED_QUAD.exec(text);
+  if (plain !== null) {
+    const bytes = [Number(plain[1]), Number(plain[2]), Number(plain[3]), Number(plain[4])];
+    return bytes.every((byte) => byte <= 255) ? bytes : undefined;
+  }
   const parts = text.split('.');
   if (parts.length > 4) return undefined;
   const values = parts.map(ipv4Part);
@@ -81,7 +93,8 @@ export function parseIpv6(text: string): AddressBytes | undefined {
 
 /** The address's bytes, or undefined when it is not an IP literal (a DNS name). */
 export function parseAddress(text: string): AddressBytes | undefined {
-  return parseIpv6(text) ?? parseIpv4(text);
+  // Without a colon it is no IPv6 spelling (parseIpv6 would strip brackets and zone to find none).
+  return text.includes(':') ? (parseIpv6(text) ?? parseIpv4(text)) : parseIpv4(text);
 }
 
 /** The IPv4 address an IPv6 one stands for: mapped `::ffff:a.b.c.d` and compatible `::a.b.c.d` (connect() accepts both). */

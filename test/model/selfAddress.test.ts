@@ -29,6 +29,13 @@ test('parseAddress reads every IPv4 form inet_aton accepts and every IPv6 spelli
     ['017700000001', [127, 0, 0, 1]],
     ['0177.0.0.01', [127, 0, 0, 1]],
     ['10.1.2.3', [10, 1, 2, 3]],
+    // Around the plain dotted quad's fast path: a leading zero is octal, a part above 255 is refused.
+    ['010.0.0.1', [8, 0, 0, 1]],
+    ['10.0.0.010', [10, 0, 0, 8]],
+    ['255.255.255.255', [255, 255, 255, 255]],
+    ['1.2.3.256', undefined],
+    ['1.2.3.0400', undefined],
+    ['1.2.3.4 ', undefined],
     ['256.0.0.1', undefined],
     ['4294967296', undefined],
     ['08.0.0.1', undefined],

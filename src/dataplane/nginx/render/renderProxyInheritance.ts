@@ -54,7 +54,7 @@ export class InheritedProxyDirectives {
 
   /** `name args` in `body`, unless the http block has the same. */
   write(body: ConfigBuilder, name: string, ...args: Argument[]): void {
-    if (this.#values.get(name) !== tokens(args)) body.directive(name, ...args);
+    if (!writtenAs(this.#values.get(name), args)) body.directive(name, ...args);
   }
 
   /**
@@ -180,6 +180,19 @@ export function setsOwnHeaders(body: ConfigBuilder): boolean {
 
 function tokens(args: readonly Argument[]): string {
   return args.map((arg) => arg.token).join(' ');
+}
+
+/** Whether `args` are written as `written` (tokens joined by spaces), without joining them: every location asks, about ten times. */
+function writtenAs(written: string | undefined, args: readonly Argument[]): boolean {
+  if (written === undefined) return false;
+  let at = 0;
+  for (let index = 0; index < args.length; index++) {
+    if (index > 0 && written.charCodeAt(at++) !== 0x20) return false;
+    const token = (args[index] as Argument).token;
+    if (!written.startsWith(token, at)) return false;
+    at += token.length;
+  }
+  return at === written.length;
 }
 
 function headerTokens(headers: ReadonlyArray<[string, Argument]>): string {
