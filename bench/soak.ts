@@ -256,6 +256,7 @@ printTable(
     ['reloads (Portico log)', figure(reloadSummary.reloads)],
     ['longest reload, ms (SIGHUP to loaded)', figure(reloadSummary.longestReloadMs)],
     ['longest data-plane apply, ms (render, live push, nginx)', figure(reloadSummary.longestApplyMs)],
+    ['longest live push, ms (backends, certificates)', figure(reloadSummary.longestLiveMs)],
     ['reloads that began before the previous one ended', figure(reloadSummary.overlaps)],
     ['error lines in Portico log', figure(reloadSummary.errors)],
     ['edit served, ms after the write (median / max)', spread(latencies.edit)],

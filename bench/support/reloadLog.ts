@@ -11,6 +11,8 @@ export interface ReloadSummary {
   readonly overlaps: number;
   /** The longest `applyMs` of a `configuration applied` line: the data plane's whole part of a sync (render, live push, nginx). */
   readonly longestApplyMs: number;
+  /** The longest `liveMs` of a `configuration applied` line: pushing the live state (backends, certificates) to nginx. */
+  readonly longestLiveMs: number;
   /** Lines logged at level error or fatal. */
   readonly errors: number;
 }
@@ -21,6 +23,7 @@ interface LogLine {
   readonly time?: string;
   readonly reloadMs?: number;
   readonly applyMs?: number;
+  readonly liveMs?: number;
 }
 
 function parsed(line: string): LogLine | undefined {
@@ -35,13 +38,16 @@ function parsed(line: string): LogLine | undefined {
 export function summarizeReloads(log: string): ReloadSummary {
   const intervals: { start: number; end: number }[] = [];
   let longestApplyMs = 0;
+  let longestLiveMs = 0;
   let errors = 0;
   for (const line of log.split('\n')) {
     const entry = parsed(line);
     if (entry === undefined) continue;
     if (entry.level === 'error' || entry.level === 'fatal') errors++;
-    if (entry.msg === 'configuration applied' && typeof entry.applyMs === 'number')
-      longestApplyMs = Math.max(longestApplyMs, entry.applyMs);
+    if (entry.msg === 'configuration applied') {
+      longestApplyMs = Math.max(longestApplyMs, entry.applyMs ?? 0);
+      longestLiveMs = Math.max(longestLiveMs, entry.liveMs ?? 0);
+    }
     if (entry.msg === 'nginx reloaded' && typeof entry.reloadMs === 'number' && entry.time !== undefined) {
       const end = Date.parse(entry.time);
       intervals.push({ start: end - entry.reloadMs, end });
@@ -60,6 +66,7 @@ export function summarizeReloads(log: string): ReloadSummary {
     longestReloadMs: Math.max(0, ...intervals.map((interval) => interval.end - interval.start)),
     overlaps,
     longestApplyMs,
+    longestLiveMs,
     errors,
   };
 }
