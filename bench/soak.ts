@@ -74,6 +74,12 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024;
 }
 
+/** The controller's V8 heap in use, MiB, from its /metrics (prom-client's default metrics): what RSS holds beyond the GC's slack. */
+async function heapUsedMiB(healthzPort: number): Promise<number> {
+  const { body } = await httpGet({ port: healthzPort, path: '/metrics', timeoutMs: REQUEST_TIMEOUT_MS * 3 });
+  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(body)?.[1] ?? NaN) / 1024 / 1024;
+}
+
 /** Polls `answered` (one fresh-connection request, true once the change shows) until true or the bound; the ms it took, or undefined. */
 async function timeUntil(writtenAt: number, answered: () => Promise<boolean>): Promise<number | undefined> {
   while (performance.now() - writtenAt < changeBoundMs) {
@@ -92,10 +98,11 @@ const latencies = { edit: [] as number[], endpoints: [] as number[], certificate
 const missed = { edit: 0, endpoints: 0, certificate: 0 };
 interface Memory {
   readonly controller: number;
+  readonly heap: number;
   readonly nginx: NginxMemory;
 }
 /** At start, after the first round, at the end. */
-let memory: { controller: [number, number, number]; nginx: [NginxMemory, NginxMemory, NginxMemory] };
+let memory: { controller: [number, number, number]; heap: [number, number, number]; nginx: [NginxMemory, NginxMemory, NginxMemory] };
 let afterFirstRound: Memory | undefined;
 let health: { probes: number; failed: number; maxMs: number };
 let reloadSummary: ReturnType<typeof summarizeReloads>;
@@ -137,7 +144,11 @@ try {
       { timeoutMs: START_TIMEOUT_MS, intervalMs: 500 },
     );
     const logOffset = (await stat(portico.process.logPath)).size;
-    const startMemory = { controller: await rssMiB(portico.process.pid), nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS) };
+    const startMemory = {
+      controller: await rssMiB(portico.process.pid),
+      heap: await heapUsedMiB(portico.ports.healthz),
+      nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS),
+    };
 
     const deadline = performance.now() + minutes * 60_000;
     const healthProbe = startHealthProbe(portico.ports.healthz, minutes * 60_000 + SETTLE_TIMEOUT_MS);
@@ -194,15 +205,24 @@ try {
       rounds = round;
       // nginx's memory grows at its first reload (bench/reloadMemory.ts): the goal's other baseline.
       if (round === 1)
-        afterFirstRound = { controller: await rssMiB(portico.process.pid), nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS) };
+        afterFirstRound = {
+          controller: await rssMiB(portico.process.pid),
+          heap: await heapUsedMiB(portico.ports.healthz),
+          nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS),
+        };
     }
 
     report = await load.stop();
     health = await healthProbe.stop();
-    const endMemory = { controller: await rssMiB(portico.process.pid), nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS) };
+    const endMemory = {
+      controller: await rssMiB(portico.process.pid),
+      heap: await heapUsedMiB(portico.ports.healthz),
+      nginx: await nginxMemory(portico.prefix, SETTLE_TIMEOUT_MS),
+    };
     afterFirstRound ??= startMemory;
     memory = {
       controller: [startMemory.controller, afterFirstRound.controller, endMemory.controller],
+      heap: [startMemory.heap, afterFirstRound.heap, endMemory.heap],
       nginx: [startMemory.nginx, afterFirstRound.nginx, endMemory.nginx],
     };
     reloadSummary = summarizeReloads(await readFrom(portico.process.logPath, logOffset));
@@ -263,6 +283,7 @@ printTable(
     ['endpoint switch served, ms (median / max)', spread(latencies.endpoints)],
     ['new certificate served, ms (median / max)', spread(latencies.certificate)],
     memoryRow('controller RSS MiB', memory.controller),
+    memoryRow('controller heap used MiB', memory.heap),
     memoryRow(
       'nginx PSS MiB (master + workers)',
       memory.nginx.map((each) => each.pssKiB / 1024),
