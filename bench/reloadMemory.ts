@@ -9,15 +9,16 @@
  * is printed too:
  *   node --import tsx bench/reloadMemory.ts [--ingresses 1000] [--reloads 50]
  */
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { eventually } from '../test/support/eventually.js';
-import { isAlive, nginxMasterPid, nginxWorkers } from '../test/support/nginxWorkers.js';
+import { isAlive, nginxWorkers } from '../test/support/nginxWorkers.js';
 import { appliedConfigurations, readFrom } from '../test/support/porticoLog.js';
 import { startPortico, type PorticoProcess } from '../test/support/porticoProcess.js';
 import { describeMachine } from './support/machine.js';
+import { nginxMemory, type NginxMemory } from './support/nginxMemory.js';
 import { positiveInteger } from './support/options.js';
 import { writeSyntheticManifests } from './support/syntheticManifests.js';
 import { figure, printTable } from './support/table.js';
@@ -28,41 +29,6 @@ const RELOAD_TIMEOUT_MS = 300_000;
 const { values } = parseArgs({ options: { ingresses: { type: 'string', default: '1000' }, reloads: { type: 'string', default: '50' } } });
 const ingresses = positiveInteger('--ingresses', values.ingresses);
 const reloads = positiveInteger('--reloads', values.reloads);
-
-interface Memory {
-  readonly processes: number;
-  readonly pssKiB: number;
-  readonly rssKiB: number;
-}
-
-/** Sums Pss and Rss over the master and its children (workers, cache processes); undefined if one exited meanwhile. */
-async function memoryNow(prefix: string): Promise<Memory | undefined> {
-  const master = await nginxMasterPid(prefix);
-  const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
-  let pssKiB = 0;
-  let rssKiB = 0;
-  for (const pid of [String(master), ...children]) {
-    const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => undefined);
-    if (rollup === undefined) return undefined;
-    pssKiB += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-    rssKiB += Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-  }
-  return { processes: 1 + children.length, pssKiB, rssKiB };
-}
-
-/** nginx's memory once settled: no worker retiring (a reload Portico made by itself would still be draining). */
-async function nginxMemory(prefix: string): Promise<Memory> {
-  return eventually(
-    async () => {
-      const workers = await nginxWorkers(prefix);
-      if (workers.length === 0 || workers.some((worker) => worker.retiring)) throw new Error('nginx has retiring workers');
-      const memory = await memoryNow(prefix);
-      if (memory === undefined) throw new Error('a process of nginx exited while it was measured');
-      return memory;
-    },
-    { timeoutMs: RELOAD_TIMEOUT_MS, intervalMs: 100 },
-  );
-}
 
 /** Edits one Ingress file and waits until its configuration is reloaded and every worker of before has exited. */
 async function reloadOnce(portico: PorticoProcess, dir: string, text: string, round: number): Promise<void> {
@@ -81,18 +47,18 @@ async function reloadOnce(portico: PorticoProcess, dir: string, text: string, ro
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'portico-bench-reload-memory-'));
-let start: Memory;
-let first: Memory;
-let last: Memory;
+let start: NginxMemory;
+let first: NginxMemory;
+let last: NginxMemory;
 try {
   const { texts } = await writeSyntheticManifests(dir, ingresses);
   const portico = await startPortico([`--manifests=${dir}`], { readyTimeoutMs: RELOAD_TIMEOUT_MS });
   try {
-    start = await nginxMemory(portico.prefix);
+    start = await nginxMemory(portico.prefix, RELOAD_TIMEOUT_MS);
     await reloadOnce(portico, dir, texts[1]!, 1);
-    first = await nginxMemory(portico.prefix);
+    first = await nginxMemory(portico.prefix, RELOAD_TIMEOUT_MS);
     for (let round = 2; round <= reloads; round++) await reloadOnce(portico, dir, texts[1]!, round);
-    last = await nginxMemory(portico.prefix);
+    last = await nginxMemory(portico.prefix, RELOAD_TIMEOUT_MS);
   } finally {
     await portico.stop();
   }

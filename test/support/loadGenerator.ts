@@ -84,7 +84,7 @@ const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS
  * (ECONNRESET: a reset, or Node's "socket hang up" for an early FIN) before a
  * single byte of the answer arrived. The server cannot have answered it.
  */
-function closedBeforeAnswer(request: ClientRequest, error: Error, answerBytes: number): boolean {
+export function closedBeforeAnswer(request: ClientRequest, error: Error, answerBytes: number): boolean {
   return (
     IDEMPOTENT_METHODS.has(request.method) &&
     request.reusedSocket &&
