@@ -22,7 +22,8 @@ import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
 import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
-import { HttpVariable, setLogVariableDefaults } from './variables.js';
+import { HttpVariable } from './variables.js';
+import { renderServerLogDefaults } from './renderLogVariables.js';
 import { renderWwwRedirectServer } from './renderWwwRedirect.js';
 
 export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
@@ -60,7 +61,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope, t
         raw.keyword('always'),
       );
     }
-    setLogVariableDefaults(block);
+    renderServerLogDefaults(block, server, scope);
     if (isDefault) renderPendingRoutes(block, scope);
     renderServerSnippet(block, server, scope);
     renderAppRoot(block, server, scope);
@@ -75,7 +76,6 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope, t
 function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.block('server', [], (block) => {
     renderDefaultPortListens(block, context, settings);
-    setLogVariableDefaults(block);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));
     });
