@@ -2,8 +2,8 @@
 // rendered nginx.conf: a log-format-upstream naming all of them, requests to
 // a proxied location, a 404 location, the catch-all, a custom-http-errors
 // location (whose error page service also gets them as X-Namespace...
-// headers) and a pending route (a host served before its reload). The
-// expected lines are the values the locations' own `set`s gave before
+// headers), a location whose snippet sets one, and a pending route (a host
+// served before its reload). The expected lines are the values the locations' own `set`s gave before
 // renderLogVariables.ts: any change to a value fails here.
 import assert from 'node:assert/strict';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -63,6 +63,8 @@ function configurations(): { running: Configuration; next: Configuration } {
         location('/with space', 'exact', web.name, { ingress }),
         location('/none', 'exact', undefined, { ingress }),
         withErrorPages(location('/errors', 'exact', empty.name, { ingress }), errorPages),
+        // A snippet's `set` still gives a variable its own value.
+        withSnippet(location('/snippet', 'exact', web.name, { ingress }), 'set $service_port "from-snippet";'),
       ]),
     ],
     backends: [web, empty, errors],
@@ -78,6 +80,10 @@ function configurations(): { running: Configuration; next: Configuration } {
 
 function withErrorPages(plain: Location, errorPages: ErrorPages): Location {
   return { ...plain, annotations: { ...plain.annotations, errorPages } };
+}
+
+function withSnippet(plain: Location, configurationSnippet: string): Location {
+  return { ...plain, annotations: { ...plain.annotations, configurationSnippet } };
 }
 
 async function loggedLines(file: string): Promise<string[]> {
@@ -111,6 +117,7 @@ test('every location kind logs the log variables ingress-nginx sets, with the va
       ['unknown.example', '/x', 404, '/x|-||||||/'],
       // The error page service answers the 503; the variables still name the location's own Service.
       ['shop.example', '/errors', 200, '/errors|ops/errors:80||shop|storefront|empty|8080|/errors'],
+      ['shop.example', '/snippet', 200, '/snippet|shop/web:http||shop|storefront|web|from-snippet|/snippet'],
       // Routed by the catch-all's Lua before its reload.
       ['pending.example', '/p/q', 200, '/p/q|shop/web:http||shop|later|web|http|/p'],
     ];
