@@ -206,6 +206,7 @@ http {
     listen 127.0.0.1:${port};
     location / {
       set $namespace "bench"; set $ingress_name "web"; set $service_name "web"; set $location_path "/";
+      set $portico_location "bench web web 80 /"; # what monitor.call() reads (renderLogVariables.ts)
       set $proxy_alternative_upstream_name "";
       content_by_lua_block {
         local monitor, cjson = require("portico.monitor"), require("cjson.safe")

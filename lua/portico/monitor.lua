@@ -6,7 +6,9 @@
 -- Per request: copy 14 values (nginx variables, and the status, method and
 -- request time from ngx_lua's API, which costs less than formatting the
 -- variables) into a per-worker buffer, nothing else (no table, no JSON, no
--- shared memory, no lock). Once a second a timer
+-- shared memory, no lock). The location's namespace, Ingress, Service and
+-- path come from $portico_location (renderLogVariables.ts), split once per
+-- distinct value and worker. Once a second a timer
 -- encodes the buffer as one JSON array and sends it to the controller on
 -- 127.0.0.1:P in one connection: "<token>\n[fields...]", the fields of each
 -- record in src/metrics/requestBatch.ts's RECORD_FIELDS order. A batch holds
@@ -30,6 +32,8 @@ local type = type
 local tostring = tostring
 local error = error
 local string_format = string.format
+local string_find = string.find
+local string_sub = string.sub
 
 local _M = {}
 
@@ -47,6 +51,49 @@ local size = 0 -- values in buffer (FIELDS per record)
 local full = nil -- a full buffer waiting for its zero-delay timer
 local dropped = 0
 local timer_started = false
+
+-- $portico_location -> { namespace, ingress, service, path }: one per
+-- location the worker served, emptied past LOCATIONS_CACHED (a reload's new
+-- workers start empty; only values set by hand could grow it further).
+local LOCATIONS_CACHED = 100000
+local locations = {}
+local locations_count = 0
+local NO_LOCATION = { "", "", "", "" }
+
+-- "<namespace> <ingress> <service> <port> <path>": the names have no space, the path may.
+local function split_location(value)
+  local fields = {}
+  local from = 1
+  for i = 1, 4 do
+    local space = string_find(value, " ", from, true)
+    if space == nil then
+      return NO_LOCATION -- not a value nginx.conf sets
+    end
+    if i ~= 4 then
+      fields[i] = string_sub(value, from, space - 1) -- the port (4th) is not a label
+    end
+    from = space + 1
+  end
+  fields[4] = string_sub(value, from)
+  return fields
+end
+
+local function location_fields(value)
+  if value == nil then
+    return NO_LOCATION
+  end
+  local fields = locations[value]
+  if fields == nil then
+    if locations_count >= LOCATIONS_CACHED then
+      clear_tab(locations)
+      locations_count = 0
+    end
+    fields = split_location(value)
+    locations[value] = fields
+    locations_count = locations_count + 1
+  end
+  return fields
+end
 
 local function integer_option(options, name, min, max)
   local value = type(options) == "table" and options[name] or nil
@@ -154,12 +201,13 @@ function _M.call()
   end
   local n = size
   local var = ngx_var
+  local location = location_fields(var.portico_location)
   buffer[n + 1] = var.host or ""
-  buffer[n + 2] = var.namespace or ""
-  buffer[n + 3] = var.ingress_name or ""
-  buffer[n + 4] = var.service_name or ""
+  buffer[n + 2] = location[1]
+  buffer[n + 3] = location[2]
+  buffer[n + 4] = location[3]
   buffer[n + 5] = var.proxy_alternative_upstream_name or ""
-  buffer[n + 6] = var.location_path or ""
+  buffer[n + 6] = location[4]
   buffer[n + 7] = ngx_req_get_method()
   local status = ngx.status
   buffer[n + 8] = status

@@ -2,7 +2,8 @@
 -- catch-all server until the reload that adds them (src/dataplane/live/
 -- pendingRoutes.ts decides which hosts qualify). Hook, in the catch-all server:
 --   server_rewrite_by_lua_block { portico_routes.route() }
--- A matching request gets the log variables its location block would set and
+-- A matching request gets the log variables its location block would set
+-- ($proxy_upstream_name, and $portico_location: renderLogVariables.ts) and
 -- continues in `location @portico_pending`, which proxies through the
 -- balancer like a location with the ConfigMap's defaults; anything else
 -- continues in the catch-all as before. A TLS host's plain HTTP request goes
@@ -29,6 +30,7 @@ local tostring = tostring
 local string_sub = string.sub
 local string_byte = string.byte
 local table_sort = table.sort
+local table_concat = table.concat
 
 local _M = {}
 
@@ -75,6 +77,8 @@ end
 local function prepare(routes)
   local exact, prefixes = {}, {}
   for _, route in ipairs(routes) do
+    -- $portico_location, as the location block's `set` writes it: the fields, space-separated, the path last.
+    route.location = table_concat({ route.namespace, route.ingress, route.service, route.servicePort, route.locationPath }, " ")
     if route.exact then
       exact[route.path] = route
     else
@@ -173,11 +177,7 @@ function _M.route()
   end
   local var = ngx_var
   var.proxy_upstream_name = route.backend or "-"
-  var.namespace = route.namespace
-  var.ingress_name = route.ingress
-  var.service_name = route.service
-  var.service_port = route.servicePort
-  var.location_path = route.locationPath
+  var.portico_location = route.location
   -- As the location block's rewrite-phase `if` does, before anything else.
   if route.httpsRedirect and var.pass_access_scheme == "http" then
     return ngx_exec(HTTPS_REDIRECT_LOCATION)

@@ -9,6 +9,7 @@ import { parseIngressAnnotations } from '../model/annotations/parseIngressAnnota
 import type { AcceptedIngress } from '../model/buildConfiguration.js';
 import type { GlobalSettings } from '../model/settings/globalSettings.js';
 import { validateIngressPaths } from '../model/validateIngressPaths.js';
+import { ingressNameErrors } from '../model/ingressNames.js';
 import { deepInspectionErrors } from '../model/deepInspection.js';
 import { probeModSecurity } from '../dataplane/nginx/modSecurityFiles.js';
 
@@ -135,6 +136,7 @@ export function judgeIngressVersion(
   const pathErrors = [
     ...(deepInspect ? deepInspectionErrors(ingress) : []),
     ...validateIngressPaths(ingress, settings.strictValidatePathType, rewrite),
+    ...ingressNameErrors(ingress),
   ];
   const missing = annotations.ok ? modSecurityUnavailable(annotations.value.location.modSecurity, modSecurity) : [];
   if (annotations.ok && pathErrors.length === 0 && missing.length === 0) {

@@ -20,7 +20,7 @@ import type { ConfigBuilder } from './configBuilder.js';
 import { luaCall, type LuaCall } from './luaCall.js';
 import { renderNginxProxyDefaults } from './renderProxyInheritance.js';
 import type { RenderScope } from './renderScope.js';
-import { HttpVariable, setLocationLogVariables } from './variables.js';
+import { HttpVariable } from './variables.js';
 
 /** The cache zone of every auth location with auth-cache-key (ingress-nginx's `auth_cache`). */
 const CACHE_ZONE = 'portico_auth_cache';
@@ -132,9 +132,7 @@ function renderAuthLocation(body: ConfigBuilder, auth: ExternalAuth, location: L
   const { url } = auth;
   body.directive('internal');
   body.directive('access_log', raw.keyword('off'));
-  // The subrequest shares the request's variables and runs the server's `set`s (the log defaults) again:
-  // the location's own values are set back, or the balancer would not know the backend when the request resumes.
-  setLocationLogVariables(body, location, location.backend === undefined ? undefined : scope.backends.get(location.backend));
+  // The subrequest shares the request's variables: it keeps the location's log variables (servers set none of them).
   if (auth.cacheKey !== undefined) {
     body.directive('proxy_cache', raw.keyword(CACHE_ZONE));
     body.directive('proxy_cache_key', template(`${model.hostname}${authLocationPath(location)}${auth.cacheKey}`));

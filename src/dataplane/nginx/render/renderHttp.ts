@@ -17,6 +17,7 @@ import { renderTlsSettings } from './renderTlsSettings.js';
 import { serverNamesHashSizes } from './serverNames.js';
 import { allServerNames } from '../../../model/hostAliases.js';
 import { HttpVariable } from './variables.js';
+import { renderLogVariableMaps } from './renderLogVariables.js';
 
 export function renderHttpSettings(http: ConfigBuilder, configuration: Configuration, context: RenderContext): void {
   const { settings } = configuration;
@@ -87,6 +88,7 @@ function renderVariables(http: ConfigBuilder, settings: GlobalSettings, hopPort:
   defineMap(http, raw.variable('$http_host'), HttpVariable.thisHost, raw.variable('$http_host'), raw.variable('$host'));
 
   renderForwardedVariables(http, settings, hopPort);
+  renderLogVariableMaps(http);
 
   // Redirects name the HTTPS port themselves, so drop the port of the host: `example.com`, `[::1]`;
   // of an X-Forwarded-Host list, the first host (as ingress-nginx's parse_x_forwarded_host).

@@ -40,7 +40,8 @@ import { renderLocationLogs } from './renderLocationLogs.js';
 import { httpsRedirectLocation, renderLocationRedirects } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { CATCH_ALL_HOSTNAME } from './serverNames.js';
-import { HttpVariable, setLocationLogVariables } from './variables.js';
+import { HttpVariable } from './variables.js';
+import { setLocationLogVariables } from './renderLogVariables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
   const exactPaths = new Set(model.locations.filter((location) => location.match === 'exact').map((location) => location.path));

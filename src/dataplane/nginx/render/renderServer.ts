@@ -23,7 +23,8 @@ import type { RenderScope } from './renderScope.js';
 import { renderServerSnippet } from './renderServerSnippet.js';
 import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
-import { HttpVariable, setLogVariableDefaults } from './variables.js';
+import { HttpVariable } from './variables.js';
+import { renderServerLogDefaults } from './renderLogVariables.js';
 import { renderWwwRedirectServer } from './renderWwwRedirect.js';
 
 export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
@@ -61,7 +62,7 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope, t
         raw.keyword('always'),
       );
     }
-    setLogVariableDefaults(block);
+    renderServerLogDefaults(block, server, scope);
     if (isDefault) renderPendingRoutes(block, scope);
     renderServerSnippet(block, server, scope);
     renderAppRoot(block, server, scope);
@@ -76,7 +77,6 @@ function renderServer(http: ConfigBuilder, server: Server, scope: RenderScope, t
 function renderDefaultPortServer(http: ConfigBuilder, context: RenderContext, settings: GlobalSettings): void {
   http.block('server', [], (block) => {
     renderDefaultPortListens(block, context, settings);
-    setLogVariableDefaults(block);
     block.block('location', [literal('/')], (location) => {
       location.directive('return', raw.integer(404));
     });

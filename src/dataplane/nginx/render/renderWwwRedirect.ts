@@ -14,7 +14,7 @@ import { SETTINGS_ORIGIN } from './configOrigins.js';
 import { renderGlobalAccessServer } from './renderGlobalAccess.js';
 import type { RenderScope } from './renderScope.js';
 import { serverNameArgument } from './serverNames.js';
-import { HttpVariable, setLogVariableDefaults } from './variables.js';
+import { HttpVariable } from './variables.js';
 
 /** The request URI the redirect carries. */
 const REDIRECT_URI = '$www_redirect_uri';
@@ -38,7 +38,6 @@ export function renderWwwRedirectServer(
     renderListens(block);
     block.directive('server_name', serverNameArgument(redirect.hostname));
     block.from(SETTINGS_ORIGIN, () => renderGlobalAccessServer(block, scope.configuration.settings));
-    setLogVariableDefaults(block);
     block.directive('set', raw.variable(REDIRECT_URI), raw.variable('$request_uri'));
     block.block('if', ifMatches('$request_uri', '^(.*)/$'), (branch) => {
       branch.directive('set', raw.variable(REDIRECT_URI), template('$1'));

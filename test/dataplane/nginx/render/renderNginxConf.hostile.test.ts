@@ -18,8 +18,9 @@ import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { createClientCertificateAuthority } from '../../../support/clientCertificateAuthority.js';
 import { matchLimited } from '../../../../src/dataplane/nginx/render/regex.js';
 import { asText, context, HOSTILE_STRINGS, LONG, serverMatching, web } from './hostileValues.js';
-import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
+import { parseNginxConf } from './nginxConfTokenizer.js';
 import { allDirectives, argsOf, expectedWords, locationOf, luaBlocks, named, skeleton } from './parsedTree.js';
+import { logVariables } from './logVariables.js';
 
 /** A regex path that is hostile to the config syntax yet a valid PCRE (the model validates regexes). */
 const HOSTILE_REGEX_PATH = '/r"; } ssl_engine /tmp/evil.so; location ~ ^/y { #\' ${x} $host \\\\ \n\r content_by_lua_block {';
@@ -62,6 +63,8 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
 const asCaptureTemplate = (value: string): string => value.replace(/\$(?![1-9])/g, '${dollar}');
 
 const serviceBackendName = (value: string): string => `${value}#svc`;
+/** The value as a namespace, Ingress, Service or port name: the model admits no space there (ingressNames.ts), the rest stays. */
+const asName = (value: string): string => value.replaceAll(' ', '_');
 
 /** One configuration shape, filled with `values` (benign or hostile) in every user-controlled string field. */
 function scenario(values: readonly string[], regexPath: string, logFormat: string): Configuration {
@@ -72,15 +75,15 @@ function scenario(values: readonly string[], regexPath: string, logFormat: strin
         server(
           value,
           [
-            location(`/${value}`, 'exact', value, { ingress: ingressRef(value, value) }),
-            location(`/prefix/${value}`, 'prefix', serviceBackendName(value), { ingress: ingressRef(value, value) }),
+            location(`/${value}`, 'exact', value, { ingress: ingressRef(asName(value), asName(value)) }),
+            location(`/prefix/${value}`, 'prefix', serviceBackendName(value), { ingress: ingressRef(asName(value), asName(value)) }),
             location(`/rewrite/${value}`, 'prefix', web.name, { annotations: { rewrite: { target: `/$1${value}` } } }),
           ],
           { tls: true, certificate: liveOnly(value) },
         ),
         // auth-tls-*: the error page and the CN regex are the user's strings that reach the server block.
         clientCertificatesOf(value),
-        server(`*.${value}`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
+        server(`*.${value}`, [location('/', 'prefix', web.name, { ingress: ingressRef(asName(value), asName(value)) })]),
       ]),
       server('regex.example.com', [
         location(regexPath, 'regex', web.name, { annotations: { rewrite: { target: `/$1${regexPath}`, useRegex: true } } }),
@@ -90,9 +93,9 @@ function scenario(values: readonly string[], regexPath: string, logFormat: strin
       web,
       ...values.map((value) =>
         backend(serviceBackendName(value), [{ address: liveOnly(value), port: Number.NaN }], {
-          namespace: value,
-          name: value,
-          port: value,
+          namespace: asName(value),
+          name: asName(value),
+          port: asName(value),
         }),
       ),
     ],
@@ -120,8 +123,8 @@ function clientCertificatesOf(value: string): Server {
     matchCn: value,
   };
   return {
-    ...server(`${value}.mtls`, [location('/', 'prefix', web.name, { ingress: ingressRef(value, value) })]),
-    clientCertificates: { ingress: ingressRef(value, value), verify, caFile: CA_FILE, crlFile: undefined },
+    ...server(`${value}.mtls`, [location('/', 'prefix', web.name, { ingress: ingressRef(asName(value), asName(value)) })]),
+    clientCertificates: { ingress: ingressRef(asName(value), asName(value)), verify, caFile: CA_FILE, crlFile: undefined },
   };
 }
 
@@ -225,10 +228,10 @@ describe('hostile values in user-controlled fields', () => {
       );
 
       const exact = locationOf(host, '=', `/${value}`);
-      assert.deepEqual(variables(exact), {
+      assert.deepEqual(logVariables(exact), {
         $proxy_upstream_name: asText(value),
-        $namespace: asText(value),
-        $ingress_name: asText(value),
+        $namespace: asText(asName(value)),
+        $ingress_name: asText(asName(value)),
         $service_name: '',
         $service_port: '',
         $location_path: asText(`/${value}`),
@@ -239,12 +242,12 @@ describe('hostile values in user-controlled fields', () => {
       assert.deepEqual(argsOf(exact, 'proxy_pass'), [['http://upstream_balancer']]);
 
       const prefix = locationOf(host, `/prefix/${value}/`);
-      assert.deepEqual(variables(prefix), {
+      assert.deepEqual(logVariables(prefix), {
         $proxy_upstream_name: asText(serviceBackendName(value)),
-        $namespace: asText(value),
-        $ingress_name: asText(value),
-        $service_name: asText(value),
-        $service_port: asText(value),
+        $namespace: asText(asName(value)),
+        $ingress_name: asText(asName(value)),
+        $service_name: asText(asName(value)),
+        $service_port: asText(asName(value)),
         $location_path: asText(`/prefix/${value}`),
       });
       assert.deepEqual(argsOf(prefix, 'proxy_pass'), [['http://upstream_balancer']]);
@@ -262,7 +265,7 @@ describe('hostile values in user-controlled fields', () => {
 
       const wildcard = serverMatching(tree, `label.${value}`);
       assert.ok(!new RegExp((argsOf(wildcard, 'server_name')[0]?.[0] ?? '').slice(1)).test(`a.b.${value}`), 'one label only');
-      assert.deepEqual(variables(locationOf(wildcard, '/')).$namespace, asText(value));
+      assert.deepEqual(logVariables(locationOf(wildcard, '/')).$namespace, asText(asName(value)));
     }
   });
 
@@ -287,10 +290,6 @@ describe('hostile values in user-controlled fields', () => {
 });
 
 /** The one server whose server_name (exact or regex) matches `host`. */
-
-function variables(block: ParsedDirective): Record<string, string> {
-  return Object.fromEntries(argsOf(block, 'set').map(([name = '', value = '']) => [name, value]));
-}
 
 describe('hostile values in validated fields are refused with a clear error; live-state fields are not read', () => {
   const render = (config: Configuration): string => renderNginxConf(config, context);
@@ -423,6 +422,38 @@ describe('hostile values in validated fields are refused with a clear error; liv
       ];
       for (const [field, config] of fields) assert.throws(() => render(config), error, field);
     }
+  });
+
+  test('a name with a space (the model refuses it) is refused, never joined into $portico_location where the maps would split it', () => {
+    const spaced = 'a b';
+    const fields: Array<[string, Configuration]> = [
+      [
+        'namespace',
+        configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef(spaced, 'x') })])] }),
+      ],
+      [
+        'ingress name',
+        configuration({ servers: [server('a.example.com', [location('/', 'prefix', web.name, { ingress: ingressRef('x', spaced) })])] }),
+      ],
+      [
+        'service name',
+        configuration({
+          servers: [server('a.example.com', [location('/', 'prefix', 'b')])],
+          backends: [backend('b', [], { name: spaced })],
+        }),
+      ],
+      [
+        'service port',
+        configuration({
+          servers: [server('a.example.com', [location('/', 'prefix', 'b')])],
+          backends: [backend('b', [], { port: spaced })],
+        }),
+      ],
+    ];
+    for (const [field, config] of fields) assert.throws(() => render(config), /log field holds a space/, field);
+    // The path is the value's last field: it may hold spaces.
+    const path = render(configuration({ servers: [server('a.example.com', [location('/a b', 'exact', web.name)])], backends: [web] }));
+    assert.match(path, /set \$portico_location "[^"]* \/a b";/);
   });
 });
 

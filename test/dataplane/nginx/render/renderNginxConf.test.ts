@@ -32,6 +32,7 @@ import {
   serverNamed,
   servers,
 } from './parsedTree.js';
+import { logVariables } from './logVariables.js';
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
@@ -403,20 +404,12 @@ describe('locations', () => {
     assert.deepEqual(bodyOf('/empty'), bodyOf('/full'));
     assert.deepEqual(argsOf(locationOf(host, '=', '/unknown'), 'return'), []);
     // The log variables still name the Service of a known backend (structure, not endpoints).
-    const serviceOf = (path: string): string[][] =>
-      argsOf(locationOf(host, '=', path), 'set').filter(
-        ([name]) => name === '$service_name' || name === '$service_port' || name === '$proxy_upstream_name',
-      );
-    assert.deepEqual(serviceOf('/unknown'), [
-      ['$proxy_upstream_name', 'default-unknown-80'],
-      ['$service_name', ''],
-      ['$service_port', ''],
-    ]);
-    assert.deepEqual(serviceOf('/empty'), [
-      ['$proxy_upstream_name', 'default-empty-80'],
-      ['$service_name', 'empty'],
-      ['$service_port', '8080'],
-    ]);
+    const serviceOf = (path: string): string[] => {
+      const variables = logVariables(locationOf(host, '=', path));
+      return [variables.$proxy_upstream_name ?? '', variables.$service_name ?? '', variables.$service_port ?? ''];
+    };
+    assert.deepEqual(serviceOf('/unknown'), ['default-unknown-80', '', '']);
+    assert.deepEqual(serviceOf('/empty'), ['default-empty-80', 'empty', '8080']);
   });
 
   test('a proxied location: $proxy_upstream_name, redirect, rewrite, then the Lua balancer; the retries from the http block', () => {
