@@ -79,7 +79,7 @@ describe('basic authentication', () => {
   before(async () => {
     const lines = [await htpasswd('-m', 'apr', 'apr-secret'), await htpasswd('-B', 'bcrypt', 'bcrypt-secret')];
     await applySecret(cluster, 'users', { auth: `${lines.join('\n')}\n` });
-    await applyAuthIngress('basic', { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-realm': REALM });
+    await applyAuthIngress('basic', { 'auth-type': 'basic', 'auth-secret': 'users', 'auth-realm': REALM }, true);
   });
 
   test('no credentials: 401 naming the realm; wrong ones: 401; right ones (apr1, bcrypt): the backend, without them', async () => {
@@ -142,7 +142,7 @@ describe('basic authentication', () => {
   test('auth-map: one key per user, {SHA} hashes', async () => {
     const hash = (await htpasswd('-s', 'mapped', 'map-secret')).split(':')[1] ?? '';
     await applySecret(cluster, 'map-users', { mapped: hash });
-    await applyAuthIngress('map', { 'auth-type': 'basic', 'auth-secret': 'map-users', 'auth-secret-type': 'auth-map' });
+    await applyAuthIngress('map', { 'auth-type': 'basic', 'auth-secret': 'map-users', 'auth-secret-type': 'auth-map' }, true);
     const refused = await untilStatus('map', 401);
     assert.equal(refused.headers['www-authenticate'], 'Basic realm=""');
     await untilStatus('map', 200, basic('mapped', 'map-secret'));
@@ -184,7 +184,7 @@ describe('digest authentication', () => {
 
   before(async () => {
     await applySecret(cluster, 'digest-users', { auth: `alice:${REALM}:${md5(`alice:${REALM}:wonderland`)}\n` });
-    await applyAuthIngress('digest', { 'auth-type': 'digest', 'auth-secret': 'digest-users', 'auth-realm': REALM });
+    await applyAuthIngress('digest', { 'auth-type': 'digest', 'auth-secret': 'digest-users', 'auth-realm': REALM }, true);
   });
 
   async function curlDigest(password: string): Promise<string> {
