@@ -140,9 +140,12 @@ export class NginxDataPlane implements DataPlane {
   async healthy(timeoutMs: number): Promise<boolean> {
     if (!this.nginx.running || !this.context) return false;
     try {
+      // A connection of its own (reset): a kept-alive one may be to a worker the last reload retired,
+      // which closes it under the request, and the probe would read 500 for a second.
       const response = await request(`http://${STATUS_ADDRESS}:${this.context.ports.status}/healthz`, {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
+        reset: true,
       });
       await response.body.dump();
       return response.statusCode === 200 && (await this.live.initialized(timeoutMs));
