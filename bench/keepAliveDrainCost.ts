@@ -25,7 +25,7 @@ import { positiveInteger } from './support/options.js';
 import { cpuSecondsBetween, cpuTicks, pin, processTree } from './support/processCpu.js';
 import { median } from './support/statistics.js';
 import { figure, printTable } from './support/table.js';
-import { startThrowAwayNginx } from './support/throwAwayNginx.js';
+import { startThrowAwayNginx, tempPathDirectives } from './support/throwAwayNginx.js';
 import { runWrk } from './support/wrk.js';
 
 const PROXY_CPU = 0;
@@ -54,11 +54,7 @@ function backendConf(layout: PrefixLayout, port: number): string {
 error_log ${layout.errorLog} warn;
 events { worker_connections 1024; }
 http {
-    client_body_temp_path ${layout.temp.clientBody};
-    proxy_temp_path ${layout.temp.proxy};
-    fastcgi_temp_path ${layout.temp.fastcgi};
-    uwsgi_temp_path ${layout.temp.uwsgi};
-    scgi_temp_path ${layout.temp.scgi};
+${tempPathDirectives(layout)}
     access_log off;
     keepalive_requests 1000000;
     server {
@@ -146,11 +142,7 @@ worker_processes 1;
 error_log ${layout.errorLog} warn;
 events { worker_connections 64; }
 http {
-    client_body_temp_path ${layout.temp.clientBody};
-    proxy_temp_path ${layout.temp.proxy};
-    fastcgi_temp_path ${layout.temp.fastcgi};
-    uwsgi_temp_path ${layout.temp.uwsgi};
-    scgi_temp_path ${layout.temp.scgi};
+${tempPathDirectives(layout)}
     access_log off;
     lua_shared_dict flag_read 1m;
     server {

@@ -24,3 +24,17 @@ export async function startThrowAwayNginx(
   }
   return { nginx, stop };
 }
+
+/** The http block's temp paths in the prefix (nginx's compiled-in ones are Debian's, not writable there), at `indent`. */
+export function tempPathDirectives(layout: PrefixLayout, indent = '    '): string {
+  const { clientBody, proxy, fastcgi, uwsgi, scgi } = layout.temp;
+  return [
+    `client_body_temp_path ${clientBody};`,
+    `proxy_temp_path ${proxy};`,
+    `fastcgi_temp_path ${fastcgi};`,
+    `uwsgi_temp_path ${uwsgi};`,
+    `scgi_temp_path ${scgi};`,
+  ]
+    .map((line) => indent + line)
+    .join('\n');
+}
