@@ -1,6 +1,7 @@
 // nginx's memory as issue 18's goals count it: PSS and RSS (from
 // /proc/<pid>/smaps_rollup) summed over the master and its children (workers,
-// cache processes), measured once no worker is retiring.
+// cache processes), measured once no worker is retiring, or at any moment
+// (nginxMemoryNow: during a reload, old and new workers together).
 import { readFile } from 'node:fs/promises';
 import { eventually } from '../../test/support/eventually.js';
 import { nginxMasterPid, nginxWorkers } from '../../test/support/nginxWorkers.js';
@@ -11,8 +12,8 @@ export interface NginxMemory {
   readonly rssKiB: number;
 }
 
-/** Sums Pss and Rss over the master and its children; undefined if one exited meanwhile. */
-async function memoryNow(prefix: string): Promise<NginxMemory | undefined> {
+/** Sums Pss and Rss over the master and all its children (retiring workers too); undefined if one exited meanwhile. */
+export async function nginxMemoryNow(prefix: string): Promise<NginxMemory | undefined> {
   const master = await nginxMasterPid(prefix);
   const children = (await readFile(`/proc/${master}/task/${master}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
   let pssKiB = 0;
@@ -32,7 +33,7 @@ export async function nginxMemory(prefix: string, timeoutMs: number): Promise<Ng
     async () => {
       const workers = await nginxWorkers(prefix);
       if (workers.length === 0 || workers.some((worker) => worker.retiring)) throw new Error('nginx has retiring workers');
-      const memory = await memoryNow(prefix);
+      const memory = await nginxMemoryNow(prefix);
       if (memory === undefined) throw new Error('a process of nginx exited while it was measured');
       return memory;
     },
