@@ -18,7 +18,7 @@
  * change's sync (and its reload) is done, so each measures one change to an
  * otherwise idle controller: the time from the API write's return to the
  * first right answer (polled every 10 ms), whether that came before the
- * reload the change caused had started nginx's new workers (live), and that reload's time (SIGHUP until the new
+ * reload the change caused began (live), and that reload's time (SIGHUP until the new
  * workers serve, from Portico's log).
  */
 import { stat } from 'node:fs/promises';
@@ -52,7 +52,7 @@ const QUIET_MS = 2_000;
 
 interface Sample {
   latencyMs: number;
-  /** Answered before the change's reload had started its new workers (or with no reload at all): by the old ones. */
+  /** Answered before the change's reload began (or with no reload at all): by the old workers, live. */
   live: boolean;
   /** SIGHUP until the new workers serve, of the change's reload (undefined: none). */
   reloadMs: number | undefined;
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(
-    `\nAn Ingress change → its first right answer through nginx, ms, with N Ingresses already served (--sync-rate-limit=${rate}; ${samples} changes of each kind, each made once the controller was idle; polled every ${POLL_INTERVAL_MS} ms). live: answered before the change's reload had started nginx's new workers\n\n`,
+    `\nAn Ingress change → its first right answer through nginx, ms, with N Ingresses already served (--sync-rate-limit=${rate}; ${samples} changes of each kind, each made once the controller was idle; polled every ${POLL_INTERVAL_MS} ms). live: answered before the change's reload began\n\n`,
   );
   printTable(
     ['existing Ingresses', 'change', 'median', 'max', 'live', 'its reload, median ms', 'setup (create all, routed), s'],
@@ -178,7 +178,7 @@ async function measureChange(
   const latencyMs = performance.now() - written;
   const answeredAt = Date.now();
   const reload = await changeReload(logPath, offset);
-  return { latencyMs, live: reload === undefined || answeredAt < reload.reloadedAt, reloadMs: reload?.reloadMs };
+  return { latencyMs, live: reload === undefined || answeredAt < reload.began, reloadMs: reload?.reloadMs };
 }
 
 /** The synthetic cluster's TLS Secrets and Ingresses in the test's namespace and class, every backend the one echo Service. */
@@ -265,19 +265,20 @@ async function syncFinished(logPath: string): Promise<boolean> {
 /**
  * Waits until the sync that reloaded for the change (logged after `offset`)
  * is applied (every kind changes nginx.conf); its reload's time, and when
- * nginx had started the new workers (epoch ms, as logged): an answer well
- * before that came from the old workers, live. A sync before it (a TLS host's Secret, written first)
+ * that reload began (epoch ms, its log time less its time): an answer before
+ * that came from the old workers, live. (The log line comes after the drain's
+ * end, well after the new workers serve: a later answer may be either.) A sync before it (a TLS host's Secret, written first)
  * reloads nothing.
  */
-async function changeReload(logPath: string, offset: number): Promise<{ reloadMs: number; reloadedAt: number } | undefined> {
+async function changeReload(logPath: string, offset: number): Promise<{ reloadMs: number; began: number } | undefined> {
   const deadline = performance.now() + ROUTE_DEADLINE_MS;
   for (;;) {
-    let reload: { reloadMs: number; reloadedAt: number } | undefined;
+    let reload: { reloadMs: number; began: number } | undefined;
     for (const line of (await readFrom(logPath, offset)).split('\n')) {
       if (!line.startsWith('{')) continue;
       const entry = JSON.parse(line) as { msg?: string; reloadMs?: number; outcome?: string; time?: string };
       if (entry.msg === 'nginx reloaded' && entry.reloadMs !== undefined && entry.time !== undefined)
-        reload = { reloadMs: entry.reloadMs, reloadedAt: Date.parse(entry.time) };
+        reload = { reloadMs: entry.reloadMs, began: Date.parse(entry.time) - entry.reloadMs };
       else if (entry.msg === 'configuration applied' && entry.outcome === 'reloaded') return reload;
     }
     if (performance.now() > deadline) throw new Error(`no sync applied within ${ROUTE_DEADLINE_MS} ms`);
