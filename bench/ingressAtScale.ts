@@ -1,24 +1,25 @@
 /**
- * Issue 4's scaling question: how long a user waits from creating an Ingress
- * to its first 200 when the cluster already holds 1, 1,000 or 5,000
+ * Issues 4 and 18: how long a user waits from an Ingress change to its first
+ * right answer when the cluster already holds 1, 1,000, 5,000 or 10,000
  * Ingresses. With a real kube-apiserver, Portico as a process watching it
- * with the default --sync-rate-limit, and one echo backend in a network
- * namespace:
- *   node --import tsx bench/ingressAtScale.ts [--existing 1,1000,5000] [--samples 5]
+ * (--sync-rate-limit: Portico's default unless --rate), and two echo backends
+ * in a network namespace:
+ *   node --import tsx bench/ingressAtScale.ts [--existing 1,1000,5000] [--samples 3] [--rate 100]
  *
  * For each size, a fresh Portico and namespace. The existing Ingresses are
  * created through the API (bounded concurrency) in the synthetic cluster's
  * shapes (support/syntheticCluster.ts: 1–2 hosts, 2–3 paths, a third with
  * TLS and a Secret each, a tenth in regex mode, some annotations), all routed
- * to the one echo Service. Once the last of them is served and Portico is
- * idle again, `--samples` Ingresses are created one at a time, each after the
- * rate limiter's interval has passed and the previous sample's two reloads
- * are done (a new plain host answers before its reload), so each measures one
- * change to an otherwise idle controller. Portico's log gives each sample's breakdown:
- * the model's part of the sync, the rendering and live-state push, `nginx -t`
- * (if run) and the reload. Right after each sample's 200, while the reload
- * that adds its server usually still runs, one more Ingress is created and
- * timed the same way: the wait of a change made during a reload.
+ * to one echo Service, with the objects the changes edit. Once the last of
+ * them is served and Portico is idle again, each kind of change
+ * (support/ingressChanges.ts: new hosts plain, TLS and regex, a new path, a
+ * backend edit, an annotation, a deletion) is made `--samples` times, one at a
+ * time, each once the rate limiter's interval has passed and the previous
+ * change's sync (and its reload) is done, so each measures one change to an
+ * otherwise idle controller: the time from the API write's return to the
+ * first right answer (polled every 10 ms), and the time of the reload the
+ * change caused (SIGHUP until the new workers serve and the old ones have
+ * retired, from Portico's log): an answer well before it was live.
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -28,16 +29,17 @@ import { startControlPlane } from '../test/support/controlPlane.js';
 import { createService, startBackends, startE2eCluster, type E2eCluster } from '../test/support/e2eCluster.js';
 import { httpGet } from '../test/support/httpGet.js';
 import { readFrom } from '../test/support/porticoLog.js';
-import { timeToFirstResponse } from './support/firstResponse.js';
+import type { TestCertificate } from '../test/support/tlsSecrets.js';
+import { CHANGE_KINDS, SERVICES, type ChangeKind } from './support/ingressChanges.js';
 import { describeMachine } from './support/machine.js';
 import { defaultSyncRateLimit, positiveInteger } from './support/options.js';
-import { median, percentile } from './support/statistics.js';
+import { pollHost } from './support/pollHost.js';
+import { median } from './support/statistics.js';
 import { syntheticCluster, wildcardCertificate, type SyntheticCluster } from './support/syntheticCluster.js';
 import { figure, printTable } from './support/table.js';
 
-const SERVICE = 'echo';
 const POLL_INTERVAL_MS = 10;
-/** Per sample; generous, so a slow reload at 5,000 Ingresses is measured rather than cut off. */
+/** Per sample; generous, so a slow reload at 10,000 Ingresses is measured rather than cut off. */
 const ROUTE_DEADLINE_MS = 600_000;
 /** Until the last existing Ingress is served after all were created. */
 const SETTLE_DEADLINE_MS = 1_200_000;
@@ -48,33 +50,30 @@ const IDLE_MARGIN_MS = 500;
 /** Portico's log must stay this long without a sync starting or finishing before a sample starts. */
 const QUIET_MS = 2_000;
 
-interface Breakdown {
-  modelMs: number;
-  /** Rendering and the live-state push (the data plane's part before its reload). */
-  liveMs: number | undefined;
-  applyMs: number;
-  startMs: number | undefined;
+interface Sample {
+  latencyMs: number;
+  /** SIGHUP until the old workers have retired, of the change's reload (undefined: none logged). */
   reloadMs: number | undefined;
 }
 
 interface SizeRun {
   existing: number;
   setupMs: number;
-  latenciesMs: number[];
-  /** The sync that served each sample (the first of the two reloading ones in its window). */
-  breakdowns: Array<Breakdown | undefined>;
-  /** The Ingresses created right after each sample answered, and whether that sample's reload was still running when they answered. */
-  duringReload: Array<{ latencyMs: number; beforeReloadEnded: boolean }>;
+  samples: Map<string, Sample[]>;
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { existing: { type: 'string', default: '1,1000,5000' }, samples: { type: 'string', default: '5' } },
+    options: {
+      existing: { type: 'string', default: '1,1000,5000' },
+      samples: { type: 'string', default: '3' },
+      rate: { type: 'string' },
+    },
     strict: true,
   });
   const sizes = values.existing.split(',').map((size) => positiveInteger('--existing', size.trim()));
   const samples = positiveInteger('--samples', values.samples);
-  const rate = defaultSyncRateLimit();
+  const rate = values.rate === undefined ? defaultSyncRateLimit() : positiveInteger('--rate', values.rate);
 
   process.stdout.write(`machine before: ${describeMachine()}\n`);
   const certificate = await wildcardCertificate();
@@ -89,7 +88,7 @@ async function main(): Promise<void> {
       // startE2eCluster passes --sync-rate-limit=100; a repeated flag keeps its last value.
       const cluster = await startE2eCluster('bench-ingress-at-scale', [`--sync-rate-limit=${rate}`], { readyTimeoutMs: READY_TIMEOUT_MS });
       try {
-        runs.push(await measureSize(cluster, existing, samples, syntheticCluster(existing, certificate), rate));
+        runs.push(await measureSize(cluster, existing, samples, syntheticCluster(existing, certificate), certificate, rate));
       } finally {
         await cluster.close();
       }
@@ -99,57 +98,23 @@ async function main(): Promise<void> {
   }
 
   process.stdout.write(
-    `\nCreating an Ingress → its first 200 through nginx, ms, with N Ingresses already served (--sync-rate-limit=${rate}; ${samples} Ingresses, each created once the controller was idle; polled every ${POLL_INTERVAL_MS} ms)\n\n`,
+    `\nAn Ingress change → its first right answer through nginx, ms, with N Ingresses already served (--sync-rate-limit=${rate}; ${samples} changes of each kind, each made once the controller was idle; polled every ${POLL_INTERVAL_MS} ms).\n\n`,
   );
   printTable(
-    ['existing Ingresses', 'median', 'p90', 'max', 'setup (create all, routed), s'],
-    runs.map((run) => [
-      figure(run.existing),
-      figure(median(run.latenciesMs)),
-      figure(percentile(run.latenciesMs, 90)),
-      figure(Math.max(...run.latenciesMs)),
-      figure(run.setupMs / 1000, 1),
-    ]),
-  );
-  process.stdout.write(
-    `\nThe same for an Ingress created as soon as each of those answered, while the reload adding that one's server ran (the limiter's interval included)\n\n`,
-  );
-  printTable(
-    ['existing Ingresses', 'median', 'p90', 'max', 'served before that reload ended'],
-    runs.map((run) => {
-      const latencies = run.duringReload.map(({ latencyMs }) => latencyMs);
-      return [
-        figure(run.existing),
-        figure(median(latencies)),
-        figure(percentile(latencies, 90)),
-        figure(Math.max(...latencies)),
-        `${run.duringReload.filter(({ beforeReloadEnded }) => beforeReloadEnded).length} of ${run.duringReload.length}`,
-      ];
-    }),
-  );
-  process.stdout.write(`\nWhere the time went, ms (median over the samples of the sync that served each; from Portico's log)\n\n`);
-  const medianOf = (run: SizeRun, pick: (breakdown: Breakdown) => number | undefined): string => {
-    const picked = run.breakdowns.flatMap((breakdown) => (breakdown === undefined ? [] : [pick(breakdown)]));
-    const known = picked.filter((value): value is number => value !== undefined);
-    return known.length === 0 ? '–' : figure(median(known));
-  };
-  printTable(
-    [
-      'existing Ingresses',
-      'model (sync loop)',
-      'data plane apply',
-      'of which live push',
-      'of which nginx start (first sync)',
-      'of which reload',
-    ],
-    runs.map((run) => [
-      figure(run.existing),
-      medianOf(run, (b) => b.modelMs),
-      medianOf(run, (b) => b.applyMs),
-      medianOf(run, (b) => b.liveMs),
-      medianOf(run, (b) => b.startMs),
-      medianOf(run, (b) => b.reloadMs),
-    ]),
+    ['existing Ingresses', 'change', 'median', 'max', 'its reload, median ms', 'setup (create all, routed), s'],
+    runs.flatMap((run) =>
+      [...run.samples].map(([kind, taken]) => {
+        const reloads = taken.flatMap(({ reloadMs }) => (reloadMs === undefined ? [] : [reloadMs]));
+        return [
+          figure(run.existing),
+          kind,
+          figure(median(taken.map(({ latencyMs }) => latencyMs))),
+          figure(Math.max(...taken.map(({ latencyMs }) => latencyMs))),
+          reloads.length === 0 ? '–' : figure(median(reloads)),
+          figure(run.setupMs / 1000, 1),
+        ];
+      }),
+    ),
   );
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
@@ -159,43 +124,56 @@ async function measureSize(
   existing: number,
   samples: number,
   synthetic: SyntheticCluster,
+  certificate: TestCertificate,
   rate: number,
 ): Promise<SizeRun> {
-  await createService(cluster, SERVICE, await startBackends(cluster, SERVICE));
+  for (const service of SERVICES) await createService(cluster, service, await startBackends(cluster, service));
   const setupStarted = performance.now();
+  for (const kind of CHANGE_KINDS) await kind.prepare(cluster, samples);
   await createExisting(cluster, synthetic);
   process.stderr.write(`${figure(existing)} existing: created in ${figure((performance.now() - setupStarted) / 1000, 1)} s\n`);
   await routedEventually(cluster, synthetic.ingresses.at(-1)!.spec!.rules![0]!.host!);
   const setupMs = performance.now() - setupStarted;
   process.stderr.write(`${figure(existing)} existing: all routed after ${figure(setupMs / 1000, 1)} s\n`);
 
-  const logPath = cluster.portico.process.logPath;
-  const run: SizeRun = { existing, setupMs, latenciesMs: [], breakdowns: [], duringReload: [] };
-  for (let i = 0; i < samples; i++) {
-    await quiet(logPath, 1000 / rate + IDLE_MARGIN_MS);
-    const offset = (await stat(logPath)).size;
-    run.latenciesMs.push(
-      await timeToFirstResponse(cluster, `probe-${i}`, {
-        service: SERVICE,
-        pollIntervalMs: POLL_INTERVAL_MS,
-        deadlineMs: ROUTE_DEADLINE_MS,
-      }),
-    );
-    const latencyMs = await timeToFirstResponse(cluster, `during-reload-${i}`, {
-      service: SERVICE,
-      pollIntervalMs: POLL_INTERVAL_MS,
-      deadlineMs: ROUTE_DEADLINE_MS,
-    });
-    run.duringReload.push({ latencyMs, beforeReloadEnded: !(await readFrom(logPath, offset)).includes('"msg":"nginx reloaded"') });
-    // A new host answers before the reload that adds it (lua/portico/routes.lua): the next
-    // sample must not start before both reloads are done, and the breakdown is the first's.
-    const [sampleSync] = await reloadingSyncs(logPath, offset, 2);
-    run.breakdowns.push(sampleSync);
-    process.stderr.write(
-      `${figure(existing)} existing: Ingress ${i + 1}/${samples} served after ${figure(run.latenciesMs.at(-1)!)} ms; the one created right after it, after ${figure(latencyMs)} ms\n`,
-    );
+  const run: SizeRun = { existing, setupMs, samples: new Map() };
+  for (const kind of CHANGE_KINDS) {
+    const taken: Sample[] = [];
+    for (let i = 0; i < samples; i++) {
+      taken.push(await measureChange(cluster, kind, i, certificate, rate));
+      const { latencyMs, reloadMs } = taken.at(-1)!;
+      process.stderr.write(
+        `${figure(existing)} existing: ${kind.name} ${i + 1}/${samples} answered after ${figure(latencyMs)} ms (its reload ${reloadMs === undefined ? '–' : figure(reloadMs)} ms)\n`,
+      );
+    }
+    run.samples.set(kind.name, taken);
   }
   return run;
+}
+
+/** One change to an idle controller, timed to its first right answer; then waits for its sync to finish. */
+async function measureChange(
+  cluster: E2eCluster,
+  kind: ChangeKind,
+  sample: number,
+  certificate: TestCertificate,
+  rate: number,
+): Promise<Sample> {
+  const logPath = cluster.portico.process.logPath;
+  await quiet(logPath, 1000 / rate + IDLE_MARGIN_MS);
+  const offset = (await stat(logPath)).size;
+  const probe = await kind.change(cluster, sample, certificate);
+  const written = performance.now();
+  await pollHost(cluster, probe.host, {
+    path: probe.path,
+    https: probe.https,
+    rejects: probe.rejects,
+    deadline: written + ROUTE_DEADLINE_MS,
+    intervalMs: POLL_INTERVAL_MS,
+    awaited: `the answer to "${kind.name}"`,
+  });
+  const latencyMs = performance.now() - written;
+  return { latencyMs, reloadMs: await changeReload(logPath, offset) };
 }
 
 /** The synthetic cluster's TLS Secrets and Ingresses in the test's namespace and class, every backend the one echo Service. */
@@ -215,7 +193,10 @@ async function createExisting(cluster: E2eCluster, synthetic: SyntheticCluster):
         rules: source.spec?.rules?.map((rule) => ({
           ...rule,
           http: {
-            paths: (rule.http?.paths ?? []).map((path) => ({ ...path, backend: { service: { name: SERVICE, port: { name: 'http' } } } })),
+            paths: (rule.http?.paths ?? []).map((path) => ({
+              ...path,
+              backend: { service: { name: SERVICES[0], port: { name: 'http' } } },
+            })),
           },
         })),
       },
@@ -276,46 +257,26 @@ async function syncFinished(logPath: string): Promise<boolean> {
   return log.lastIndexOf('"msg":"configuration applied"') > log.lastIndexOf('"msg":"Scheduled for sync"');
 }
 
-/** Waits until Portico has logged `count` reloading syncs since `offset`; their timings, in order. */
-async function reloadingSyncs(logPath: string, offset: number, count: number): Promise<Breakdown[]> {
+/**
+ * Waits until the sync that reloaded for the change (logged after `offset`)
+ * is applied (every kind changes nginx.conf); that reload's time. A sync
+ * before it (a TLS host's Secret, written first) reloads nothing. Which
+ * workers gave the answer the log cannot say (its reload line follows the
+ * keep-alive drain's end): an answer well before the reload's time was live.
+ */
+async function changeReload(logPath: string, offset: number): Promise<number | undefined> {
   const deadline = performance.now() + ROUTE_DEADLINE_MS;
   for (;;) {
-    const found = reloadBreakdowns(await readFrom(logPath, offset));
-    if (found.length >= count) return found;
-    if (performance.now() > deadline) throw new Error(`${found.length} of ${count} reloading syncs logged within ${ROUTE_DEADLINE_MS} ms`);
+    let reloadMs: number | undefined;
+    for (const line of (await readFrom(logPath, offset)).split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line) as { msg?: string; reloadMs?: number; outcome?: string };
+      if (entry.msg === 'nginx reloaded') reloadMs = entry.reloadMs;
+      else if (entry.msg === 'configuration applied' && entry.outcome === 'reloaded') return reloadMs;
+    }
+    if (performance.now() > deadline) throw new Error(`no sync applied within ${ROUTE_DEADLINE_MS} ms`);
     await sleep(100);
   }
-}
-
-/** The timings of the reloading syncs in a stretch of Portico's log (pino JSON lines); nginx loads one configuration at a time. */
-function reloadBreakdowns(log: string): Breakdown[] {
-  let startMs: number | undefined;
-  let reloadMs: number | undefined;
-  const found: Breakdown[] = [];
-  for (const line of log.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as {
-      msg?: string;
-      startMs?: number;
-      reloadMs?: number;
-      modelMs?: number;
-      liveMs?: number;
-      applyMs?: number;
-      outcome?: string;
-    };
-    if (entry.msg === 'nginx started') startMs = entry.startMs;
-    else if (entry.msg === 'nginx reloaded') reloadMs = entry.reloadMs;
-    else if (
-      entry.msg === 'configuration applied' &&
-      entry.outcome === 'reloaded' &&
-      entry.modelMs !== undefined &&
-      entry.applyMs !== undefined
-    ) {
-      found.push({ modelMs: entry.modelMs, liveMs: entry.liveMs, applyMs: entry.applyMs, startMs, reloadMs });
-      startMs = reloadMs = undefined;
-    }
-  }
-  return found;
 }
 
 await main();

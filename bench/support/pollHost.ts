@@ -14,13 +14,19 @@ export interface PollHostOptions {
   intervalMs: number;
   /** Names what was awaited in the error at the deadline. */
   awaited: string;
+  /** Default `/`. */
+  path?: string;
+  /** Over HTTPS to nginx's TLS port, with the host as SNI name. */
+  https?: boolean;
 }
 
 /** Resolves with the wanted answer; throws at the deadline with the last reason and Portico's log tail. */
 export async function pollHost(cluster: E2eCluster, host: string, options: PollHostOptions): Promise<HttpResult> {
   let last = 'no answer yet';
   while (performance.now() < options.deadline) {
-    const result = await httpGet({ port: cluster.portico.ports.http, host, timeoutMs: REQUEST_TIMEOUT_MS }).catch((error: unknown) => {
+    const { ports } = cluster.portico;
+    const request = { host, path: options.path, https: options.https, timeoutMs: REQUEST_TIMEOUT_MS };
+    const result = await httpGet({ ...request, port: options.https ? ports.https : ports.http }).catch((error: unknown) => {
       last = (error as Error).message;
       return undefined;
     });

@@ -9,7 +9,8 @@ import { SERVICE_NAME_LABEL } from '../../src/store/store.js';
 import { selfSignedCertificate, type TestCertificate } from '../../test/support/tlsSecrets.js';
 import { TEST_STORE_SETTINGS } from '../../test/support/watchCluster.js';
 
-const DOMAIN = 'bench.example';
+/** Every generated host's domain, which wildcardCertificate() covers. */
+export const DOMAIN = 'bench.example';
 const NAMESPACES = 100;
 const BACKEND_PORT = 8080;
 /** The store settings the cluster is made for: ingress-nginx's flag defaults. */

@@ -10,11 +10,15 @@
 -- to `@portico_pending_https_redirect` instead (its locations' redirect), and
 -- its HTTPS answers get the HSTS header its server block adds.
 --
--- The document: { "hosts": { "<host>": [ { "path", "exact", "backend" (or
--- null: 404), "namespace", "ingress", "service", "servicePort",
+-- The document: { "hosts": { "<host>": [ { "path", "exact", "regex", "backend"
+-- (or null: 404), "namespace", "ingress", "service", "servicePort",
 -- "locationPath", "httpsRedirect", "hsts" } ] } }. Paths match as the rendered locations would: an
 -- exact path, or a prefix path itself (its `= /p` twin), wins; otherwise the
 -- longest prefix `/p` of which the URI is `/p/...`; `/` matches everything.
+-- A regex host's routes are all regex (its `location ~*` blocks): the first
+-- whose pattern matches the URI case-insensitively, in the document's order
+-- (nginx's file order), wins; a match that fails (PCRE's match limit) answers
+-- 500, as nginx's location lookup does.
 local cjson = require("cjson.safe")
 local state = require("portico.state")
 
@@ -22,6 +26,8 @@ local ngx = ngx
 local ngx_var = ngx.var
 local ngx_exec = ngx.exec
 local ngx_log = ngx.log
+local ngx_exit = ngx.exit
+local re_find = ngx.re.find
 local type = type
 local pairs = pairs
 local ipairs = ipairs
@@ -42,17 +48,29 @@ local HTTPS_REDIRECT_LOCATION = "@portico_pending_https_redirect"
 local NOT_FOUND_LOCATION = "@portico_pending_not_found"
 local SLASH = string_byte("/")
 local LOG_FIELDS = { "namespace", "ingress", "service", "servicePort", "locationPath" }
-local FLAG_FIELDS = { "httpsRedirect", "hsts" }
+local FLAG_FIELDS = { "exact", "regex", "httpsRedirect", "hsts" }
+-- As nginx's `~*` with pcre_jit on: caseless, JIT; compiled once per worker.
+local REGEX_OPTIONS = "ijo"
 
 local function route_error(route, where)
   if type(route) ~= "table" then
     return where .. " must be an object"
   end
-  if type(route.path) ~= "string" or string_byte(route.path, 1) ~= SLASH then
-    return where .. ".path must be a string starting with /"
+  for _, field in ipairs(FLAG_FIELDS) do
+    if type(route[field]) ~= "boolean" then
+      return where .. "." .. field .. " must be a boolean"
+    end
   end
-  if type(route.exact) ~= "boolean" then
-    return where .. ".exact must be a boolean"
+  if route.regex then
+    if type(route.path) ~= "string" or route.path == "" then
+      return where .. ".path must be a non-empty pattern"
+    end
+    local _, _, err = re_find("", route.path, REGEX_OPTIONS)
+    if err ~= nil then
+      return where .. ".path does not compile: " .. err
+    end
+  elseif type(route.path) ~= "string" or string_byte(route.path, 1) ~= SLASH then
+    return where .. ".path must be a string starting with /"
   end
   if route.backend == cjson.null then
     route.backend = nil
@@ -64,21 +82,21 @@ local function route_error(route, where)
       return where .. "." .. field .. " must be a string"
     end
   end
-  for _, field in ipairs(FLAG_FIELDS) do
-    if type(route[field]) ~= "boolean" then
-      return where .. "." .. field .. " must be a boolean"
-    end
-  end
 end
 
--- One host's routes, prepared for matching: exact paths (a prefix path's
--- own `= /p` included, unless an exact route has that path), and the prefix
--- routes from the longest path down.
+-- One host's routes, prepared for matching: a regex host's in their order;
+-- otherwise exact paths (a prefix path's own `= /p` included, unless an exact
+-- route has that path), and the prefix routes from the longest path down.
 local function prepare(routes)
-  local exact, prefixes = {}, {}
   for _, route in ipairs(routes) do
     -- $portico_location, as the location block's `set` writes it: the fields, space-separated, the path last.
     route.location = table_concat({ route.namespace, route.ingress, route.service, route.servicePort, route.locationPath }, " ")
+  end
+  if routes[1].regex then
+    return { regexes = routes }
+  end
+  local exact, prefixes = {}, {}
+  for _, route in ipairs(routes) do
     if route.exact then
       exact[route.path] = route
     else
@@ -110,9 +128,13 @@ function _M.decode(body)
       return nil, "hosts." .. tostring(host) .. " must be a host name with an array of routes"
     end
     for i, route in ipairs(routes) do
-      local problem = route_error(route, "hosts." .. host .. "[" .. (i - 1) .. "]")
+      local where = "hosts." .. host .. "[" .. (i - 1) .. "]"
+      local problem = route_error(route, where)
       if problem then
         return nil, problem
+      end
+      if route.regex ~= routes[1].regex then
+        return nil, where .. ".regex differs from the host's first route (a host is in regex mode or not)"
       end
     end
     hosts[host] = prepare(routes)
@@ -120,8 +142,24 @@ function _M.decode(body)
   return hosts
 end
 
--- The route of `uri` among one host's prepared routes, or nil.
+-- The first regex route matching `uri`, or nil; nil and the error when PCRE fails.
+local function match_regex(regexes, uri)
+  for _, candidate in ipairs(regexes) do
+    local from, _, err = re_find(uri, candidate.path, REGEX_OPTIONS)
+    if from ~= nil then
+      return candidate
+    end
+    if err ~= nil then
+      return nil, err
+    end
+  end
+end
+
+-- The route of `uri` among one host's prepared routes, or nil (and the error of a failed regex match).
 local function match(prepared, uri)
+  if prepared.regexes ~= nil then
+    return match_regex(prepared.regexes, uri)
+  end
   local route = prepared.exact[uri]
   if route ~= nil then
     return route
@@ -171,7 +209,11 @@ function _M.route()
   if prepared == nil then
     return
   end
-  local route = match(prepared, ngx_var.uri)
+  local route, err = match(prepared, ngx_var.uri)
+  if err ~= nil then
+    ngx_log(ngx.ERR, "pending route of ", ngx_var.host, ": regex match failed: ", err)
+    return ngx_exit(ngx.HTTP_INTERNAL_SERVER_ERROR)
+  end
   if route == nil then
     return
   end

@@ -62,6 +62,16 @@ function configurations(): { running: Configuration; next: Configuration } {
   return { running, next };
 }
 
+/** A data plane (not started) under the test's folder, on free loopback ports. */
+async function dataPlaneIn(name: string): Promise<{ dataPlane: NginxDataPlane; http: number; https: number }> {
+  const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
+  const dataPlane = new NginxDataPlane({
+    prefix: join(dir, name), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
+    endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
+  });
+  return { dataPlane, http, https };
+}
+
 async function instanceAt(port: number, host: string, path: string): Promise<string | number> {
   const answer = await httpGet({ port, host, path });
   return answer.status === 200 ? echoed(answer).instance : answer.status;
@@ -75,11 +85,7 @@ async function tlsAnswer(port: number, host: string, path: string): Promise<stri
 }
 
 test('the catch-all routes a new plain host from live state alone, as its server block will once loaded', options, async () => {
-  const [http = 0, https = 0, defaultServer = 0, status = 0] = await freeLoopbackPorts(4);
-  const dataPlane = new NginxDataPlane({
-    prefix: join(dir, 'nginx'), logger: silentLogger(), ports: { http, https, defaultServer, status }, listenAddresses: ['127.0.0.1'],
-    endpointGuard: { porticoPorts: [http, https, defaultServer, status], interfaceAddresses: [], refuseLoopbackEverywhere: false },
-  });
+  const { dataPlane, http, https } = await dataPlaneIn('nginx');
   const { running, next } = configurations();
   try {
     await dataPlane.apply(running);
@@ -127,6 +133,52 @@ test('the catch-all routes a new plain host from live state alone, as its server
     assert.equal(await tlsAnswer(https, 'secure.example.com', '/'), 'shop-1 with HSTS');
     assert.equal(await tlsAnswer(https, 'secure.example.com', '/missing/'), '404 with HSTS');
     assert.equal((await httpGet({ port: http, host: 'secure.example.com', path: '/a/b/?q=1' })).headers.location, redirectBefore);
+  } finally {
+    await dataPlane.stop();
+  }
+});
+
+test("the catch-all routes a new regex host before its reload as its `~*` locations will: first match in order, case-insensitive", options, async () => {
+  const { dataPlane, http } = await dataPlaneIn('nginx-regex');
+  const { running, next: base } = configurations();
+  const [, shop, login] = base.backends;
+  const useRegex = { annotations: { rewrite: { useRegex: true } } };
+  const next: Configuration = {
+    ...base,
+    servers: [
+      ...running.servers,
+      // The model's order: longest path first.
+      server('re.example.com', [
+        location('/v[0-9]+/items', 'regex', shop!.name, useRegex),
+        location('/v1', 'regex', login!.name, useRegex),
+        location('/', 'regex', undefined),
+      ]),
+      // A rewrite-target: not reproduced by the pending route, so the host waits for its reload.
+      server('rewrite.example.com', [
+        location('/app(/|$)(.*)', 'regex', shop!.name, { annotations: { rewrite: { useRegex: true, target: '/$2' } } }),
+        location('/', 'regex', undefined),
+      ]),
+    ],
+  };
+  try {
+    await dataPlane.apply(running);
+    const servedHosts = new Set(running.servers.map((entry) => entry.hostname));
+    await dataPlane.live.push(liveStateOf(next, servedHosts));
+    const expected: Array<[string, string, string | number]> = [
+      ['re.example.com', '/v2/items/7', 'shop-1'],
+      ['re.example.com', '/V12/ITEMS', 'shop-1'], // ~*: case-insensitive
+      ['re.example.com', '/v1/items', 'shop-1'], // both match: the first in order wins
+      ['re.example.com', '/v1x', 'login-1'], // anchored at the start only
+      ['re.example.com', '/x/v1', 404], // ... at the start: the generated "/" answers
+      ['re.example.com', '/vx/items', 404],
+    ];
+    for (const [host, path, answer] of expected) assert.equal(await instanceAt(http, host, path), answer, `before the reload: ${host}${path}`);
+    assert.equal(await instanceAt(http, 'rewrite.example.com', '/app/x'), 404, 'a rewrite-target host waits for its reload');
+    assert.equal(dataPlane.nginx.reloads, 0, 'no reload so far');
+
+    assert.equal((await (await dataPlane.apply(next)).done).outcome, 'reloaded');
+    for (const [host, path, answer] of expected) assert.equal(await instanceAt(http, host, path), answer, `after the reload: ${host}${path}`);
+    assert.equal(echoed(await httpGet({ port: http, host: 'rewrite.example.com', path: '/app/x' })).path, '/x', 'its own server rewrites');
   } finally {
     await dataPlane.stop();
   }

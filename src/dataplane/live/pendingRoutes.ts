@@ -4,8 +4,11 @@
 // the running nginx.conf does not have is answered by the catch-all server,
 // whose Lua (lua/portico/routes.lua) routes it with this document: its paths,
 // backends and log variables. Only a host that nginx would serve exactly as
-// that route does qualifies: exact and prefix paths only, every location
-// annotation at the ConfigMap's default, and TLS only as the catch-all can
+// that route does qualifies: exact and prefix paths, or a regex host's
+// case-insensitive regex paths (use-regex; the model admits only the subset
+// of PCRE that nginx's PCRE2 and the Lua module's PCRE read alike,
+// model/settings/portableRegex.ts), every other location annotation at the
+// ConfigMap's default (no rewrite-target), and TLS only as the catch-all can
 // stand for it: the certificate of its SNI name comes from the live state
 // (the listeners' default server sets it, renderTlsContext.ts), a plain HTTP
 // request gets the HTTPS redirect its location renders, an HTTPS answer its
@@ -16,14 +19,20 @@ import { CATCH_ALL } from '../../model/ingressRules.js';
 import { normalizePrefix } from '../../model/locations.js';
 import type { GlobalSettings } from '../../model/settings/globalSettings.js';
 import type { Backend, Configuration, Location, LocationAnnotations, Server } from '../../model/types.js';
+import { locationRegex } from '../nginx/render/regex.js';
 import { redirectsToHttps } from '../nginx/render/renderLocation.js';
 import { locationLogFields } from '../locationLogFields.js';
 
 /** One location of a pending host: lua/portico/routes.lua's contract. */
 export interface PendingRoute {
-  /** Exact: the whole path. Prefix: without trailing slashes, matching itself and below (`/` matches everything). */
+  /**
+   * Exact: the whole path. Prefix: without trailing slashes, matching itself and below (`/` matches everything).
+   * Regex: the pattern of the location's `~*`, tried in the host's order, the first match wins.
+   */
   path: string;
   exact: boolean;
+  /** A regex host's routes are all regex (its mode is host-wide). */
+  regex: boolean;
   /** null: Portico's 404 (the generated `/` of a host without one). */
   backend: string | null;
   /** The log variables the location's block would set. */
@@ -79,18 +88,18 @@ function qualifies(server: Server): boolean {
 const PENDING_ROUTE_PARTS: ReadonlySet<string> = new Set<keyof LocationAnnotations>(['rewrite', 'backendProtocol', 'proxy', 'ipAccess']);
 
 /**
- * Rendered, the location would be the pending-route location itself: an exact
- * or prefix path, proxied over plain HTTP (or a 404) with the defaults' limits
- * and timeouts, no rewrite, no address filter, no forced redirect (the
- * redirect of a TLS host is the route's httpsRedirect), and nothing else.
+ * Rendered, the location would be the pending-route location itself: an
+ * exact, prefix or regex path (use-regex only places it), proxied over plain
+ * HTTP (or a 404) with the defaults' limits and timeouts, no rewrite, no
+ * address filter, no forced redirect (the redirect of a TLS host is the
+ * route's httpsRedirect), and nothing else.
  */
 function isPlain(location: Location, defaults: LocationAnnotations): boolean {
   const { rewrite, backendProtocol, proxy, ipAccess } = location.annotations;
   return (
-    (location.match === 'exact' || location.match === 'prefix') &&
+    (location.match === 'exact' || location.match === 'prefix' || location.match === 'regex') &&
     Object.keys(location.annotations).every((part) => PENDING_ROUTE_PARTS.has(part)) &&
     rewrite.target === undefined &&
-    !rewrite.useRegex &&
     !rewrite.forceSslRedirect &&
     backendProtocol === 'HTTP' &&
     location.annotations.externalAuth === undefined &&
@@ -110,10 +119,10 @@ function route(location: Location, server: Server, settings: GlobalSettings, bac
     location,
     location.backend === undefined ? undefined : backends.get(location.backend),
   );
-  const exact = location.match === 'exact';
   return {
-    path: exact ? location.path : normalizePrefix(location.path),
-    exact,
+    path: routePath(location),
+    exact: location.match === 'exact',
+    regex: location.match === 'regex',
     backend: location.backend ?? null,
     namespace,
     ingress,
@@ -123,4 +132,16 @@ function route(location: Location, server: Server, settings: GlobalSettings, bac
     httpsRedirect: redirectsToHttps(location, server, settings),
     hsts: server.tls && settings.hsts,
   };
+}
+
+/** What routes.lua matches: see PendingRoute.path. */
+function routePath(location: Location): string {
+  switch (location.match) {
+    case 'exact':
+      return location.path;
+    case 'prefix':
+      return normalizePrefix(location.path);
+    case 'regex':
+      return locationRegex(location.path);
+  }
 }

@@ -35,6 +35,7 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
         {
           path: '/api',
           exact: false,
+          regex: false,
           backend: 'shop-api-http',
           namespace: 'shop',
           ingress: 'api',
@@ -47,6 +48,7 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
         {
           path: '/login',
           exact: true,
+          regex: false,
           backend: 'shop-web-80',
           namespace: 'shop',
           ingress: 'web',
@@ -59,6 +61,7 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
         {
           path: '/',
           exact: false,
+          regex: false,
           backend: null,
           namespace: '',
           ingress: '',
@@ -71,6 +74,30 @@ test('a new plain host gets its routes: exact and prefix paths, backends, log va
       ],
     },
   });
+});
+
+test("a new regex host's routes are its locations' `~*` patterns, in the order nginx tries them", () => {
+  const useRegex = { annotations: { rewrite: { useRegex: true } } };
+  const config = configuration({
+    servers: [
+      server('_', []),
+      server('re.example.com', [
+        location('/v[0-9]+/items', 'regex', api.name, { ingress: ingressRef('shop', 'api'), ...useRegex }),
+        location('/v1', 'regex', web.name, { ingress: ingressRef('shop', 'web') }),
+        location('/', 'regex', undefined),
+      ]),
+    ],
+    backends: [web, api],
+  });
+  const routes = pendingRoutes(config, new Set(['_'])).hosts['re.example.com'];
+  assert.deepEqual(
+    routes?.map(({ path, exact, regex, backend, locationPath }) => ({ path, exact, regex, backend, locationPath })),
+    [
+      { path: '(*LIMIT_MATCH=100000)^/v[0-9]+/items', exact: false, regex: true, backend: 'shop-api-http', locationPath: '/v[0-9]+/items' },
+      { path: '(*LIMIT_MATCH=100000)^/v1', exact: false, regex: true, backend: 'shop-web-80', locationPath: '/v1' },
+      { path: '(*LIMIT_MATCH=100000)^/', exact: false, regex: true, backend: null, locationPath: '/' },
+    ],
+  );
 });
 
 test('hosts the running nginx.conf serves, the catch-all and wildcards are never pending', () => {
@@ -89,9 +116,11 @@ test('a host waits for its reload when any location differs from what the pendin
       ...server('h.example.com', [location('/', 'prefix', web.name)], { tls: true }),
       tlsCiphers: { ciphers: { list: 'ECDHE-RSA-AES128-GCM-SHA256', ingress: ingressRef('shop', 'web') } },
     },
-    regex: server('h.example.com', [location('/a.*', 'regex', web.name)]),
     rewrite: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { target: '/' } } })]),
-    useRegex: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { useRegex: true } } })]),
+    regexRewrite: server('h.example.com', [
+      location('/a(.*)', 'regex', web.name, { annotations: { rewrite: { target: '/$1', useRegex: true } } }),
+      location('/', 'regex', undefined),
+    ]),
     forcedRedirect: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { rewrite: { forceSslRedirect: true } } })]),
     grpc: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { backendProtocol: 'GRPC' } })]),
     allowlist: server('h.example.com', [location('/a', 'prefix', web.name, { annotations: { ipAccess: { allow: ['10.0.0.0/8'] } } })]),

@@ -21,3 +21,8 @@ export const REGEX_MATCH_LIMIT = 100_000;
 export function matchLimited(pattern: string): string {
   return `(*LIMIT_MATCH=${REGEX_MATCH_LIMIT})${pattern}`;
 }
+
+/** The pattern of a regex location (`~*`, case-insensitive), as ingress-nginx anchors it; also the pending route's (routes.lua). */
+export function locationRegex(path: string): string {
+  return matchLimited(`^${path}`);
+}

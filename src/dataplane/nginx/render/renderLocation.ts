@@ -15,7 +15,7 @@ import { renderCorsHeaders, renderCorsPreflight } from './renderCors.js';
 import { backendTlsUpstream, renderBackendTls } from './renderBackendTls.js';
 import { externalAuthUpstreamHeaders, renderExternalAuthCheck, renderExternalAuthLocations } from './renderExternalAuth.js';
 import { renderCustomHeaders, renderResponseRewrites, withUpstreamHeaders } from './renderHeaders.js';
-import { escapeRegex, matchLimited } from './regex.js';
+import { escapeRegex, locationRegex, matchLimited } from './regex.js';
 import {
   BALANCER_UPSTREAM,
   needsBalancerFeedback,
@@ -76,7 +76,7 @@ function locationMatchers(location: Location, exactPaths: ReadonlySet<string>): 
     case 'exact':
       return [[raw.keyword('='), literal(absolutePath(location.path))]];
     case 'regex':
-      return [[raw.keyword('~*'), literal(matchLimited(`^${location.path}`))]];
+      return [[raw.keyword('~*'), literal(locationRegex(location.path))]];
     case 'prefix': {
       const path = prefixPath(location.path);
       if (path === '/') return [[literal('/')]];
