@@ -68,7 +68,7 @@ test('a block that is not the innermost open one cannot be written to', () => {
   });
   // Nor a block once it is closed: the text after it is another block's.
   assert.throws(() => server?.directive('listen', raw.integer(80)), /another block is open/);
-  assert.equal(finish().text, 'http {\n    server {\n    }\n    keepalive_timeout 75;\n}\n');
+  assert.equal(finish().text, 'http {\n server {\n }\n keepalive_timeout 75;\n}\n');
 });
 
 test('a builder that writes text keeps no tree, and tells what it wrote', () => {

@@ -36,7 +36,7 @@ test("location lines are their Ingress's, settings lines the settings', the rest
   assert.deepEqual(originOf(/add_header X-S "1";/), shop('snippet'));
   assert.deepEqual(originOf(/^\s*worker_processes /), [{ kind: 'settings' }]);
   // The http block's own (the configuration server sets its own, which are Portico's).
-  assert.deepEqual(originOf(/^ {4}keepalive_timeout /), [{ kind: 'settings' }]);
+  assert.deepEqual(originOf(/^ keepalive_timeout /), [{ kind: 'settings' }]);
   assert.deepEqual(originOf(/^\s*listen /), [{ kind: 'portico' }]);
   assert.deepEqual(originOf(/^\s*load_module /), [{ kind: 'portico' }]);
   // The generated "/" of each server is Portico's.
