@@ -14,10 +14,10 @@
 //   server renderers read (settings, global headers, the default backend and
 //   certificate, the TLS files, whether SSL passthrough is on), and the render
 //   context: when any of it changes, every server is written again.
-// Keys are SHA-1 digests of JSON, so the cache holds the text and a few bytes
-// per server; it keeps the servers of the last render only.
+// A server's key is a SHA-1 digest of its JSON, so the cache holds the text
+// and a few bytes per server; it keeps the servers of the last render only.
 import { hash } from 'node:crypto';
-import type { Backend, Configuration, Server } from '../../../model/types.js';
+import type { Backend, Configuration, LocationAnnotations, Server } from '../../../model/types.js';
 import { ConfigBuilder } from './configBuilder.js';
 import { OriginTable } from './configOrigins.js';
 import type { ConfigPiece } from './configText.js';
@@ -29,8 +29,8 @@ const SERVER_DEPTH = 1;
 
 interface CachedServer {
   readonly key: string;
-  /** The backends the server's renderers looked up, with their digests then (undefined: not in the configuration). */
-  readonly backends: ReadonlyArray<readonly [name: string, digest: string | undefined]>;
+  /** The backends the server's renderers looked up, as they were then (renderedBackend's JSON; undefined: not in the configuration). */
+  readonly backends: ReadonlyArray<readonly [name: string, json: string | undefined]>;
   readonly piece: ConfigPiece;
   readonly origins: OriginTable;
 }
@@ -58,6 +58,13 @@ export class ServerTextCache {
   get size(): number {
     return this.#servers.size;
   }
+
+  /** Bytes of the text and line origins held (for the bench: what the cache adds to the controller's memory, besides keys). */
+  get textBytes(): number {
+    let bytes = 0;
+    for (const { piece } of this.#servers.values()) bytes += piece.bytes.length + piece.lineOrigins.byteLength;
+    return bytes;
+  }
 }
 
 /** What server renderers read of the configuration besides its servers and backends. */
@@ -70,8 +77,8 @@ export class ServerTextRender {
   readonly #previous: ReadonlyMap<string, CachedServer>;
   readonly #next = new Map<string, CachedServer>();
   readonly #commit: (servers: Map<string, CachedServer>) => void;
-  /** Backend digests of this render, by name: each backend is digested once however many servers read it. */
-  readonly #backendDigests = new Map<string, string | undefined>();
+  /** renderedBackend's JSON of this render, by name: each backend is written once however many servers read it. */
+  readonly #backendJson = new Map<string, string | undefined>();
   readonly #counts: ServerTextCounts;
 
   constructor(previous: ReadonlyMap<string, CachedServer>, counts: ServerTextCounts, commit: (servers: Map<string, CachedServer>) => void) {
@@ -91,9 +98,9 @@ export class ServerTextRender {
     scope: RenderScope,
     write: (block: ConfigBuilder, scope: RenderScope) => void,
   ): void {
-    const key = digest(JSON.stringify([server, takesListenersDefault]));
+    const key = digest(JSON.stringify([serverKeyValue(server), takesListenersDefault]));
     let cached = this.#previous.get(server.hostname);
-    if (cached === undefined || cached.key !== key || !cached.backends.every(([name, was]) => this.#digestOf(name, scope) === was)) {
+    if (cached === undefined || cached.key !== key || !cached.backends.every(([name, was]) => this.#backendJsonOf(name, scope) === was)) {
       cached = this.#write(key, scope, write);
       this.#counts.written++;
     } else this.#counts.reused++;
@@ -116,16 +123,41 @@ export class ServerTextRender {
     const origins = new OriginTable();
     const { root, finish } = ConfigBuilder.writingPiece(SERVER_DEPTH);
     write(root, { ...scope, backends, origins });
-    return { key, backends: [...read].map((name) => [name, this.#digestOf(name, scope)] as const), piece: finish(), origins };
+    return { key, backends: [...read].map((name) => [name, this.#backendJsonOf(name, scope)] as const), piece: finish(), origins };
   }
 
-  #digestOf(name: string, scope: RenderScope): string | undefined {
-    if (this.#backendDigests.has(name)) return this.#backendDigests.get(name);
+  #backendJsonOf(name: string, scope: RenderScope): string | undefined {
+    if (this.#backendJson.has(name)) return this.#backendJson.get(name);
     const backend = scope.backends.get(name);
-    const value = backend === undefined ? undefined : digest(JSON.stringify(renderedBackend(backend)));
-    this.#backendDigests.set(name, value);
+    // Its JSON as it is: a backend's is short, and a digest cost more than the comparison.
+    const value = backend === undefined ? undefined : JSON.stringify(renderedBackend(backend));
+    this.#backendJson.set(name, value);
     return value;
   }
+}
+
+/**
+ * The Server with each location's annotations as their digest: a LocationAnnotations value is most of a
+ * location's JSON, and the same object serves every path of its Ingress at every sync until the Ingress
+ * (or what it names) changes (IngressAcceptance keeps the parsed version; the model treats it as immutable),
+ * so each object is written as JSON once, not at every render.
+ */
+function serverKeyValue(server: Server): unknown {
+  return {
+    ...server,
+    locations: server.locations.map((location) => ({ ...location, annotations: annotationsDigest(location.annotations) })),
+  };
+}
+
+const ANNOTATION_DIGESTS = new WeakMap<LocationAnnotations, string>();
+
+function annotationsDigest(annotations: LocationAnnotations): string {
+  let known = ANNOTATION_DIGESTS.get(annotations);
+  if (known === undefined) {
+    known = digest(JSON.stringify(annotations));
+    ANNOTATION_DIGESTS.set(annotations, known);
+  }
+  return known;
 }
 
 /** A backend as the text may depend on it: its endpoints are live state, of which only their presence is rendered. */
