@@ -38,6 +38,7 @@ import type { Configuration, LocationAnnotations } from '../src/model/types.js';
 import { Store } from '../src/store/store.js';
 import { describeMachine } from './support/machine.js';
 import { positiveInteger } from './support/options.js';
+import { measureInChild } from './support/sizeChild.js';
 import { measureShapedComparison, printShapedComparison, type ShapedComparison } from './support/shapedComparison.js';
 import { median } from './support/statistics.js';
 import {
@@ -117,29 +118,14 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`machine before: ${describeMachine()}\n`);
   const reports: SizeReport[] = [];
-  for (const size of SIZES) reports.push(await measureInChild(size, runs));
+  for (const size of SIZES) reports.push(await measureSizeInChild(size, runs));
   printReports(reports);
   process.stdout.write(`\nmachine after: ${describeMachine()}\n`);
 }
 
-function measureInChild(ingresses: number, runCount: number): Promise<SizeReport> {
-  const script = fileURLToPath(import.meta.url);
-  const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+function measureSizeInChild(ingresses: number, runCount: number): Promise<SizeReport> {
   process.stderr.write(`render: ${figure(ingresses)} Ingresses...\n`);
-  const child = spawn(
-    process.execPath,
-    ['--expose-gc', '--import', 'tsx', script, '--ingresses', String(ingresses), '--runs', String(runCount)],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code === 0) resolve(JSON.parse(output) as SizeReport);
-      else reject(new Error(`the ${ingresses}-Ingress child exited with code ${code}`));
-    });
-  });
+  return measureInChild(fileURLToPath(import.meta.url), ['--ingresses', String(ingresses), '--runs', String(runCount)]);
 }
 
 async function measureSize(ingresses: number, runCount: number): Promise<SizeReport> {

@@ -29,6 +29,7 @@ import {
 } from './nginx/render/renderContext.js';
 import { originOfLine, type OriginTable, type TracedConfig } from './nginx/render/configOrigins.js';
 import { renderTracedNginxConf } from './nginx/render/renderNginxConf.js';
+import { ServerTextCache } from './nginx/render/serverTextCache.js';
 import { resolveExternalNames } from './resolveExternalNames.js';
 import { ensureFakeCertificate } from './tls/fakeCertificate.js';
 import { hostHasIpv6 } from './hostIpv6.js';
@@ -72,6 +73,8 @@ export class NginxDataPlane implements DataPlane {
   readonly nginx: NginxProcess;
   readonly live: LiveStateClient;
   private context: RenderContext | undefined;
+  /** The server blocks of the last render: a change rewrites only the servers it touches (serverTextCache.ts). */
+  private readonly serverTexts = new ServerTextCache();
   /** The live state nginx should hold (re-sent after a master restart). */
   private wanted: LiveState | undefined;
   /** What the running nginx.conf was rendered from, and its hosts. */
@@ -183,7 +186,7 @@ export class NginxDataPlane implements DataPlane {
         passthroughClosedSocket: layout.passthroughClosedSocket,
       },
     });
-    const rendered = renderTracedNginxConf(configuration, context);
+    const rendered = renderTracedNginxConf(configuration, context, this.serverTexts);
     await writeSecretFiles(layout.secretFileDir, configuration.secretFiles);
     try {
       await this.nginx.start(rendered.config.text);
@@ -208,7 +211,7 @@ export class NginxDataPlane implements DataPlane {
   private async load(configuration: Configuration): Promise<ApplyOutcome> {
     const context = this.context;
     if (context === undefined) throw new Error('nginx is not started');
-    const rendered = renderTracedNginxConf(configuration, context);
+    const rendered = renderTracedNginxConf(configuration, context, this.serverTexts);
     let result: ApplyResult;
     try {
       await writeSecretFiles(context.paths.secretFiles, configuration.secretFiles);

@@ -10,7 +10,7 @@
 // both lay the text out with configText.ts.
 import { Argument } from './arguments.js';
 import { PORTICO_ORIGIN, type TracedConfig } from './configOrigins.js';
-import { ConfigText, ConfigTextWriter } from './configText.js';
+import { ConfigPieceText, ConfigText, ConfigTextWriter, type ConfigPiece } from './configText.js';
 import { LuaCall } from './luaCall.js';
 
 /** A directive (`name args;`) or a block (`name args { children }`). */
@@ -65,6 +65,28 @@ export class ConfigBuilder {
   static writingText(): { root: ConfigBuilder; finish: () => TracedConfig } {
     const text = new ConfigText();
     return { root: new ConfigBuilder(PORTICO_ORIGIN, new ConfigTextWriter(text)), finish: () => text.finish() };
+  }
+
+  /**
+   * A builder whose text becomes a piece (ConfigPiece) to put at `depth` in a
+   * later render; its origins are ids of the piece's own OriginTable.
+   */
+  static writingPiece(depth: number): { root: ConfigBuilder; finish: () => ConfigPiece } {
+    const text = new ConfigPieceText();
+    const writer = new ConfigTextWriter(text, depth);
+    return { root: new ConfigBuilder(PORTICO_ORIGIN, writer), finish: () => text.finish(writer) };
+  }
+
+  /** Whether this builder writes text (and so takes pieces), rather than keeping a directive tree. */
+  get writesText(): boolean {
+    return this.#writer !== undefined;
+  }
+
+  /** A piece written apart at this block's depth, its origin ids translated by `originIds`; text builders only. */
+  piece(piece: ConfigPiece, originIds: Uint32Array): this {
+    if (this.#writer === undefined) throw new Error('a builder that keeps a directive tree takes no text pieces');
+    this.#writer.piece(piece, originIds);
+    return this;
   }
 
   get nodes(): readonly ConfigNode[] {

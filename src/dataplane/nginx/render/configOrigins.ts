@@ -35,6 +35,15 @@ export class OriginTable {
   origin(id: number): ConfigOrigin | undefined {
     return this.#origins[id];
   }
+
+  /** The ids in this table of the origins of `other` (a piece's own table), by their id there. */
+  idsOf(other: OriginTable): Uint32Array {
+    const ids = new Uint32Array(other.#origins.length);
+    other.#origins.forEach((origin, id) => {
+      ids[id] = origin.kind === 'ingress' ? this.ingress(origin.ingress) : id;
+    });
+    return ids;
+  }
 }
 
 /** An nginx.conf and, for each of its lines, the id of the origin that wrote it. */

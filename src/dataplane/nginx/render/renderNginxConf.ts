@@ -25,25 +25,31 @@ import { renderRateLimitZones } from './renderRateLimits.js';
 import { renderModSecurityHttp, renderModSecurityModule } from './renderModSecurity.js';
 import { createRenderScope, type RenderScope } from './renderScope.js';
 import { renderServers } from './renderServer.js';
+import type { ServerTextCache } from './serverTextCache.js';
 import { renderStream, renderStreamModule } from './renderStream.js';
 
 /** ingress-nginx's max-worker-connections when the setting asks for a derived value (0). */
 const DEFAULT_WORKER_CONNECTIONS = 16384;
 
-export function renderNginxConf(configuration: Configuration, context: RenderContext): string {
-  return renderTracedNginxConf(configuration, context).config.text;
+/** `cache`: the servers of the last render it was given, reused where their inputs are the same (serverTextCache.ts). */
+export function renderNginxConf(configuration: Configuration, context: RenderContext, cache?: ServerTextCache): string {
+  return renderTracedNginxConf(configuration, context, cache).config.text;
 }
 
 /** nginx.conf with the origin of each line: what the data plane loads, so a refused line names its object. */
 export function renderTracedNginxConf(
   configuration: Configuration,
   context: RenderContext,
+  cache?: ServerTextCache,
 ): { config: TracedConfig; origins: OriginTable } {
-  const scope = createRenderScope(configuration, context);
+  const serverTexts = cache?.begin(configuration, context);
+  const scope = createRenderScope(configuration, context, serverTexts);
   // Written as it is built: the text alone is held, never a directive tree.
   const { root, finish } = ConfigBuilder.writingText();
   renderRoot(root, scope);
-  return { config: finish(), origins: scope.origins };
+  const config = finish();
+  serverTexts?.end();
+  return { config, origins: scope.origins };
 }
 
 /** The directive tree renderNginxConf writes (for tests that compare it with what nginx would parse). */

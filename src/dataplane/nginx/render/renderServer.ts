@@ -34,8 +34,14 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   // Without a catch-all (hand-built configurations) nginx takes the first server as every listener's default.
   const defaultServer = catchAlls[0] ?? scope.configuration.servers[0];
   for (const server of scope.configuration.servers) {
-    renderServer(http, server, scope, server === defaultServer);
-    renderWwwRedirectServer(http, server, scope, (block) => renderPublicListens(block, scope, false));
+    const takesListenersDefault = server === defaultServer;
+    const write = (block: ConfigBuilder, serverScope: RenderScope): void => {
+      renderServer(block, server, serverScope, takesListenersDefault);
+      renderWwwRedirectServer(block, server, serverScope, (listens) => renderPublicListens(listens, serverScope, false));
+    };
+    // A directive tree (tests) is written whole; text reuses the cache's servers when the render has it.
+    if (scope.serverTexts !== undefined && http.writesText) scope.serverTexts.server(http, server, takesListenersDefault, scope, write);
+    else write(http, scope);
   }
   renderDefaultPortServer(http, scope.context, scope.configuration.settings);
   renderStatusServer(http, scope.context, scope.configuration.settings);
