@@ -224,9 +224,9 @@ function _M.route()
   if route.httpsRedirect and var.pass_access_scheme == "http" then
     return ngx_exec(HTTPS_REDIRECT_LOCATION)
   end
-  if route.hsts then
-    var.portico_pending_hsts = var.hsts_header -- empty over plain HTTP, as the server block's map
-  end
+  -- Set on every route: the server block's own `set` does not run before this
+  -- phase's exec, and a variable read unset is logged as uninitialized.
+  var.portico_pending_hsts = route.hsts and var.hsts_header or "" -- empty over plain HTTP, as the server block's map
   if route.backend == nil then
     return ngx_exec(NOT_FOUND_LOCATION)
   end
