@@ -189,7 +189,7 @@ export class NginxDataPlane implements DataPlane {
     const rendered = renderTracedNginxConf(configuration, context, this.serverTexts);
     await writeSecretFiles(layout.secretFileDir, configuration.secretFiles);
     try {
-      await this.nginx.start(rendered.config.text);
+      await this.nginx.start(rendered.config.bytes);
     } catch (error) {
       if (error instanceof ConfigRefusedError) return refused(error.message, error.line, rendered);
       throw error;
@@ -215,7 +215,7 @@ export class NginxDataPlane implements DataPlane {
     let result: ApplyResult;
     try {
       await writeSecretFiles(context.paths.secretFiles, configuration.secretFiles);
-      result = await this.nginx.apply(rendered.config.text);
+      result = await this.nginx.apply(rendered.config.bytes);
     } catch (error) {
       return { outcome: 'rejected', error: error instanceof Error ? error.message : String(error) };
     }

@@ -22,6 +22,11 @@ export interface PrefixLayout {
   readonly candidateConfigFile: string;
   /** The last configuration nginx refused (at test or at reload), kept for inspection. */
   readonly rejectedConfigFile: string;
+  /**
+   * The last configuration nginx ran (a hard link to `configFile` once it loaded): a refused one's place is
+   * restored from it, and a master that died restarts with it, so the controller keeps no copy of the text.
+   */
+  readonly lastGoodConfigFile: string;
   /** Written by nginx (Portico passes `pid` on the command line); the renderer must not emit `pid`. */
   readonly pidFile: string;
   /** For the renderer's `error_log`. */
@@ -82,6 +87,7 @@ export function prefixLayout(prefix: string): PrefixLayout {
     configFile: join(conf, 'nginx.conf'),
     candidateConfigFile: join(conf, 'nginx.conf.candidate'),
     rejectedConfigFile: join(conf, 'nginx.conf.rejected'),
+    lastGoodConfigFile: join(conf, 'nginx.conf.good'),
     pidFile: join(logs, 'nginx.pid'),
     errorLog: join(logs, 'error.log'),
     accessLog: join(logs, 'access.log'),

@@ -199,7 +199,7 @@ function checkArgs(args: readonly Argument[]): void {
 
 /** nginx.conf text: one directive per line, blocks indented, a blank line before a block that follows a sibling. */
 export function serializeConfig(nodes: readonly ConfigNode[]): string {
-  return serializeTracedConfig(nodes).text;
+  return serializeTracedConfig(nodes).bytes.toString();
 }
 
 /** The text serializeConfig writes, with the origin of every line (a blank line has the next block's). */

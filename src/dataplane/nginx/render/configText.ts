@@ -87,7 +87,7 @@ export class ConfigText implements LineSink {
   finish(): TracedConfig {
     this.#flush();
     lastLength = this.#length;
-    return { text: this.#bytes.toString('utf8', 0, this.#length), lineOrigins: this.#origins.slice(0, this.#lines) };
+    return { bytes: this.#bytes.subarray(0, this.#length), lineOrigins: this.#origins.slice(0, this.#lines) };
   }
 
   #flush(): void {

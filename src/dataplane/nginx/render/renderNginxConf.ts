@@ -33,7 +33,7 @@ const DEFAULT_WORKER_CONNECTIONS = 16384;
 
 /** `cache`: the servers of the last render it was given, reused where their inputs are the same (serverTextCache.ts). */
 export function renderNginxConf(configuration: Configuration, context: RenderContext, cache?: ServerTextCache): string {
-  return renderTracedNginxConf(configuration, context, cache).config.text;
+  return renderTracedNginxConf(configuration, context, cache).config.bytes.toString();
 }
 
 /** nginx.conf with the origin of each line: what the data plane loads, so a refused line names its object. */

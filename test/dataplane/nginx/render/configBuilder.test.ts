@@ -139,7 +139,7 @@ test('every line carries the origin of the node that wrote it, blocks with all t
     });
   });
   const traced = serializeTracedConfig(root.nodes);
-  const lines = traced.text.split('\n').slice(0, -1);
+  const lines = traced.bytes.toString().split('\n').slice(0, -1);
   assert.deepEqual(
     lines.map((line, index) => `${traced.lineOrigins[index]} ${line.trim()}`),
     [
@@ -160,7 +160,7 @@ test('every line carries the origin of the node that wrote it, blocks with all t
       '0 }',
     ],
   );
-  assert.equal(serializeConfig(root.nodes), traced.text);
+  assert.equal(serializeConfig(root.nodes), traced.bytes.toString());
 });
 
 test('verbatim text is written line by line, indented, without control characters but line breaks and tabs', () => {

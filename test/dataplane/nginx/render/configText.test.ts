@@ -38,16 +38,16 @@ test('a builder that writes text as it goes writes what the directive tree seria
     writeSample(root, servers);
     const written = finish();
     const serialized = serializeTracedConfig(tree.nodes);
-    assert.equal(written.text, serialized.text, `${servers} servers`);
+    assert.equal(written.bytes.toString(), serialized.bytes.toString(), `${servers} servers`);
     assert.deepEqual(written.lineOrigins, serialized.lineOrigins, `${servers} servers`);
-    assert.equal(written.lineOrigins.length, written.text.split('\n').length - 1);
+    assert.equal(written.lineOrigins.length, written.bytes.toString().split('\n').length - 1);
   }
 });
 
 test('what is written as it goes parses as nginx reads it', () => {
   const { root, finish } = ConfigBuilder.writingText();
   writeSample(root, 2);
-  const parsed = parseNginxConf(finish().text);
+  const parsed = parseNginxConf(finish().bytes.toString());
   const servers = parsed.find((node) => node.name === 'http')?.children?.filter((node) => node.name === 'server');
   const location = servers?.[1]?.children?.find((node) => node.name === 'location');
   assert.deepEqual(location?.args, ['=', '/é€𝄞/1']);
@@ -68,7 +68,7 @@ test('a block that is not the innermost open one cannot be written to', () => {
   });
   // Nor a block once it is closed: the text after it is another block's.
   assert.throws(() => server?.directive('listen', raw.integer(80)), /another block is open/);
-  assert.equal(finish().text, 'http {\n server {\n }\n keepalive_timeout 75;\n}\n');
+  assert.equal(finish().bytes.toString(), 'http {\n server {\n }\n keepalive_timeout 75;\n}\n');
 });
 
 test('a builder that writes text keeps no tree, and tells what it wrote', () => {

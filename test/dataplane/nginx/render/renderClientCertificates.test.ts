@@ -136,7 +136,7 @@ test('hosts without auth-tls-* get nothing of it: no directive, no header', () =
 
 test('the verification lines are the choosing Ingress’s, so a refusal by nginx leaves that Ingress out', () => {
   const { config: traced, origins } = renderTracedNginxConf(config, context);
-  const lines = traced.text.split('\n');
+  const lines = traced.bytes.toString().split('\n');
   const numbers = lines.flatMap((line, index) => (/^\s*(ssl_client_certificate|ssl_crl|ssl_verify_client) /.test(line) ? [index + 1] : []));
   assert.equal(numbers.length, 5);
   const refusedServer = lines.findIndex((line) => line.includes('server_name "refused.example.com"'));

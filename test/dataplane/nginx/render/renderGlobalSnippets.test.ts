@@ -27,7 +27,7 @@ function scenario(settings: Partial<GlobalSettings>): Configuration {
 
 describe('every global snippet', () => {
   const { config, origins } = renderTracedNginxConf(scenario(SNIPPETS), context);
-  const tree = parseNginxConf(config.text);
+  const tree = parseNginxConf(config.bytes.toString());
 
   test('main-snippet in the main context, http-snippet in the http block', () => {
     assert.deepEqual(argsOf({ name: '', args: [], children: tree }, 'worker_rlimit_nofile'), [['4096']]);
@@ -55,7 +55,7 @@ describe('every global snippet', () => {
   });
 
   test('every snippet line is traced to the settings', () => {
-    const lines = config.text.split('\n');
+    const lines = config.bytes.toString().split('\n');
     const snippetLines = [SNIPPETS.mainSnippet, SNIPPETS.httpSnippet, SNIPPETS.serverSnippet, SNIPPETS.locationSnippet]
       .flatMap((snippet) => (snippet ?? '').split('\n'))
       .map((line) => line.trim());
@@ -67,7 +67,7 @@ describe('every global snippet', () => {
   });
 
   test('passes nginx -t', { skip: missingNginx }, async () => {
-    await nginxSyntaxCheck(config.text, context);
+    await nginxSyntaxCheck(config.bytes.toString(), context);
   });
 });
 

@@ -21,8 +21,8 @@ test("location lines are their Ingress's, settings lines the settings', the rest
   });
   const context = testContext();
   const { config, origins } = renderTracedNginxConf(model, context);
-  assert.equal(config.text, renderNginxConf(model, context));
-  const lines = config.text.split('\n');
+  assert.equal(config.bytes.toString(), renderNginxConf(model, context));
+  const lines = config.bytes.toString().split('\n');
   const originOf = (pattern: RegExp): unknown[] => {
     const numbers = lines.flatMap((line, index) => (pattern.test(line) ? [index + 1] : []));
     assert.ok(numbers.length > 0, `no line matches ${pattern}`);

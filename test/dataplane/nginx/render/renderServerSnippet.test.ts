@@ -28,7 +28,10 @@ test("the snippet is a line of the host's server block, and of no other", () => 
 
 test("the snippet's line is traced to its Ingress (a refusal by nginx names it)", () => {
   const { config, origins } = renderTracedNginxConf(withSnippet(SNIPPET), context);
-  const lines = config.text.split('\n').flatMap((line, index) => (line.trim() === SNIPPET ? [index + 1] : []));
+  const lines = config.bytes
+    .toString()
+    .split('\n')
+    .flatMap((line, index) => (line.trim() === SNIPPET ? [index + 1] : []));
   assert.equal(lines.length, 1);
   assert.deepEqual(originOfLine(config, origins, lines[0] ?? 0), { kind: 'ingress', ingress: ingressRef('app', 'owner') });
 });
@@ -37,12 +40,15 @@ const MULTI_LINE = 'add_header X-First "1" always;\r\n\n\tadd_header X-Second "2
 
 test('a snippet of several lines: each is a line of the server block, traced to its Ingress', () => {
   const { config, origins } = renderTracedNginxConf(withSnippet(MULTI_LINE), context);
-  const tree = parseNginxConf(config.text);
+  const tree = parseNginxConf(config.bytes.toString());
   assert.deepEqual(argsOf(serverMatching(tree, 'a.example.com'), 'add_header'), [
     ['X-First', '1', 'always'],
     ['X-Second', '2', 'always'],
   ]);
-  const lines = config.text.split('\n').flatMap((line, index) => (/add_header X-(First|Second)/.test(line) ? [index + 1] : []));
+  const lines = config.bytes
+    .toString()
+    .split('\n')
+    .flatMap((line, index) => (/add_header X-(First|Second)/.test(line) ? [index + 1] : []));
   assert.equal(lines.length, 2);
   for (const line of lines) assert.deepEqual(originOfLine(config, origins, line), { kind: 'ingress', ingress: ingressRef('app', 'owner') });
 });

@@ -113,7 +113,7 @@ test('enable-real-ip: set_real_ip_from per proxy-real-ip-cidr; use-proxy-protoco
 describe('snippets', () => {
   const config = scenario({ streamSnippet: GLOBAL_SNIPPET }, SNIPPETS);
   const { config: traced, origins } = renderTracedNginxConf(config, context);
-  const stream = only(parseNginxConf(traced.text), 'stream');
+  const stream = only(parseNginxConf(traced.bytes.toString()), 'stream');
 
   test("the Ingresses' snippets, oldest first, then the ConfigMap's, at the end of the stream block", () => {
     const tail = (stream.children ?? []).slice(-3);
@@ -128,7 +128,7 @@ describe('snippets', () => {
   });
 
   test("each snippet's lines are traced to its Ingress, the ConfigMap's to the settings", () => {
-    const lines = traced.text.split('\n');
+    const lines = traced.bytes.toString().split('\n');
     const originOf = (needle: string) => originOfLine(traced, origins, lines.findIndex((line) => line.includes(needle)) + 1);
     assert.deepEqual(originOf('return "old"'), { kind: 'ingress', ingress: ingressRef('team-a', 'old') });
     assert.deepEqual(originOf('listen 127.0.0.1:19003'), { kind: 'ingress', ingress: ingressRef('team-b', 'new') });
@@ -143,7 +143,7 @@ describe('snippets', () => {
   });
 
   test('passes nginx -t, with every stream key set', { skip: missingNginx }, async () => {
-    await nginxSyntaxCheck(traced.text, context);
+    await nginxSyntaxCheck(traced.bytes.toString(), context);
     const everything = scenario(
       {
         streamSnippet: GLOBAL_SNIPPET,
