@@ -46,8 +46,9 @@ export class LiveStateClient {
 
   private async pushNow(state: LiveState): Promise<void> {
     for (const part of Object.keys(PARTS) as (keyof LiveState)[]) {
-      if (this.accepted[part] === state[part]) continue;
-      await this.send(part, state[part]);
+      // The same text is kept as the newer string, which the caller holds too: two equal strings of the
+      // backends were 4 MiB at 10,000 Ingresses.
+      if (this.accepted[part] !== state[part]) await this.send(part, state[part]);
       this.accepted[part] = state[part];
     }
   }
