@@ -14,3 +14,22 @@ test('references are queryable both ways and replaced on set', () => {
   index.delete('ing2');
   assert.deepEqual([...index.referrersOf('s2')], []);
 });
+
+test('a target lists each referrer once, from one referrer to several and back to none', () => {
+  const index = new ReferenceIndex();
+  const referrers = () => [...index.referrersOf('t')].sort();
+  index.set('a', ['t', 't']);
+  assert.deepEqual(referrers(), ['a']);
+  assert.deepEqual(index.referencedBy('a'), ['t']);
+  index.set('b', ['t']);
+  index.set('a', ['t', 'u']);
+  assert.deepEqual(referrers(), ['a', 'b']);
+  index.delete('b');
+  assert.deepEqual(referrers(), ['a']);
+  index.set('c', ['t']);
+  index.delete('a');
+  assert.deepEqual(referrers(), ['c']);
+  assert.deepEqual([...index.referrersOf('u')], []);
+  index.delete('c');
+  assert.deepEqual(referrers(), []);
+});
