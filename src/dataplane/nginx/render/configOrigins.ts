@@ -13,10 +13,12 @@ export type ConfigOrigin =
 
 export const PORTICO_ORIGIN = 0;
 export const SETTINGS_ORIGIN = 1;
+/** Every table's first two: one object each for all of them (the render cache keeps a table per server). */
+const FIRST_ORIGINS: readonly ConfigOrigin[] = [Object.freeze({ kind: 'portico' }), Object.freeze({ kind: 'settings' })];
 
 /** The origins of one render, by the small integer its nodes carry. */
 export class OriginTable {
-  readonly #origins: ConfigOrigin[] = [{ kind: 'portico' }, { kind: 'settings' }];
+  readonly #origins: ConfigOrigin[] = [...FIRST_ORIGINS];
   readonly #ingressIds = new Map<string, number>();
 
   /** The id of an Ingress's lines (undefined: a location Portico generates). */
@@ -36,10 +38,18 @@ export class OriginTable {
     return this.#origins[id];
   }
 
-  /** The ids in this table of the origins of `other` (a piece's own table), by their id there. */
-  idsOf(other: OriginTable): Uint32Array {
-    const ids = new Uint32Array(other.#origins.length);
-    other.#origins.forEach((origin, id) => {
+  /**
+   * The origins by id, as a list of their own: what the render cache keeps of a piece's table (without the
+   * lookup by Ingress, a Map of its own per server, which only writing needs).
+   */
+  list(): readonly ConfigOrigin[] {
+    return this.#origins.slice();
+  }
+
+  /** The ids in this table of the origins `other` lists (a piece's own table's list()), by their id there. */
+  idsOf(other: readonly ConfigOrigin[]): Uint32Array {
+    const ids = new Uint32Array(other.length);
+    other.forEach((origin, id) => {
       ids[id] = origin.kind === 'ingress' ? this.ingress(origin.ingress) : id;
     });
     return ids;

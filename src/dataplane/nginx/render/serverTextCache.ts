@@ -19,7 +19,7 @@
 import { hash } from 'node:crypto';
 import type { Backend, Configuration, LocationAnnotations, Server } from '../../../model/types.js';
 import { ConfigBuilder } from './configBuilder.js';
-import { OriginTable } from './configOrigins.js';
+import { OriginTable, type ConfigOrigin } from './configOrigins.js';
 import type { ConfigPiece } from './configText.js';
 import type { RenderContext } from './renderContext.js';
 import type { BackendLookup, RenderScope } from './renderScope.js';
@@ -32,7 +32,8 @@ interface CachedServer {
   /** The backends the server's renderers looked up, as they were then (renderedBackend's JSON; undefined: not in the configuration). */
   readonly backends: ReadonlyArray<readonly [name: string, json: string | undefined]>;
   readonly piece: ConfigPiece;
-  readonly origins: OriginTable;
+  /** The piece's origin table's list (OriginTable.list). */
+  readonly origins: readonly ConfigOrigin[];
 }
 
 /** Servers written and servers copied from the cache, over every render (for tests and the bench). */
@@ -123,7 +124,12 @@ export class ServerTextRender {
     const origins = new OriginTable();
     const { root, finish } = ConfigBuilder.writingPiece(SERVER_DEPTH);
     write(root, { ...scope, backends, origins });
-    return { key, backends: [...read].map((name) => [name, this.#backendJsonOf(name, scope)] as const), piece: finish(), origins };
+    return {
+      key,
+      backends: [...read].map((name) => [name, this.#backendJsonOf(name, scope)] as const),
+      piece: finish(),
+      origins: origins.list(),
+    };
   }
 
   #backendJsonOf(name: string, scope: RenderScope): string | undefined {
