@@ -9,15 +9,14 @@ import { ingressKey, scopeAffinity } from './affinityScope.js';
 import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
+import { certificateSecretKey, finishServer, type DraftServer } from './finishServer.js';
 import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
 import { resolveGlobalHeaders } from './globalHeaders.js';
 import { withHostAliases } from './hostAliases.js';
-import { hostClientCertificates } from './hostClientCertificates.js';
-import { hostServerSnippet } from './hostServerSnippet.js';
-import { hostTlsCiphers } from './hostTlsCiphers.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
-import { finalizeLocations, type DraftLocation } from './locations.js';
+import type { DraftLocation } from './locations.js';
+import type { ModelMemo } from './memo/modelMemo.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
@@ -63,19 +62,16 @@ export interface ModelResult {
   configMapProblems: ConfigMapProblem[];
 }
 
-interface DraftServer {
-  hostname: string;
-  locations: DraftLocation[];
-  /** Secret chosen for this host by the oldest Ingress with spec.tls and a rule for it ('' = the default certificate), and that Ingress. */
-  tls?: { secretName: string; ingress: IngressRef };
-}
-
-export function buildConfiguration(input: ModelInput): ModelResult {
+/**
+ * `memo`: what the last run with it kept (memo/modelMemo.ts); the result is the same with or without it,
+ * and with it a run after a small change recomputes only what the change touched.
+ */
+export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
   const configMapProblems: ConfigMapProblem[] = [];
   const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
-  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings);
+  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings, memo);
 
   const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();
@@ -155,19 +151,19 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   const defaultCertificate = defaultCertificateOf(input, certificates, warnings);
   const finished: Server[] = [...servers.values()]
     .sort((a, b) => (a.hostname === CATCH_ALL ? -1 : b.hostname === CATCH_ALL ? 1 : a.hostname < b.hostname ? -1 : 1))
-    .map((server) => ({
-      hostname: server.hostname,
-      tls: server.tls !== undefined,
-      certificate: serverCertificate(server, input, certificates, problems),
-      locations: finalizeLocations(server.hostname, server.locations, problems),
-      ...hostClientCertificates(server.locations),
-      ...hostServerSnippet(server.hostname, server.locations, problems),
-      ...hostTlsCiphers(server.locations),
-    }));
+    .map((draft) => {
+      const secretKey = certificateSecretKey(draft);
+      const secret = secretKey === undefined ? undefined : input.lookup.secret(secretKey);
+      const { server, problems: found, certificate } = memo ? memo.servers.finish(draft, secret) : finishServer(draft, secret);
+      problems.push(...found);
+      if (certificate !== undefined) certificates.set(certificate.id, certificate);
+      return server;
+    });
   const named = withHostAliases(finished, ordered, certificates, problems);
   const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
   const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
 
+  memo?.rotate();
   return {
     configuration: {
       servers: named,
@@ -246,37 +242,6 @@ function defaultCertificateOf(input: ModelInput, certificates: Map<string, Certi
   const result = certificateFromSecret(input.lookup.secret(key), key);
   if (!result.ok) {
     warnings.push(`default SSL certificate: ${result.reason}; using the self-signed fake certificate`);
-    return undefined;
-  }
-  certificates.set(result.certificate.id, result.certificate);
-  return result.certificate.id;
-}
-
-/** The certificate named for the host, when valid for it; otherwise the default one (undefined). */
-function serverCertificate(
-  server: DraftServer,
-  input: ModelInput,
-  certificates: Map<string, Certificate>,
-  problems: IngressProblem[],
-): string | undefined {
-  if (!server.tls?.secretName) return undefined;
-  const key = `${server.tls.ingress.namespace}/${server.tls.secretName}`;
-  const secret = input.lookup.secret(key);
-  const result = certificateFromSecret(secret, key);
-  if (!result.ok) {
-    const reason = secret === undefined ? 'MissingTLSSecret' : 'InvalidTLSSecret';
-    problems.push(problem(server.tls.ingress, 'warning', reason, `${result.reason}; host ${server.hostname} gets the default certificate`));
-    return undefined;
-  }
-  if (!certificateCoversHost(result.certificate, server.hostname)) {
-    problems.push(
-      problem(
-        server.tls.ingress,
-        'warning',
-        'CertificateHostMismatch',
-        `certificate in ${key} does not cover ${server.hostname} (it covers ${result.certificate.hosts.join(', ') || 'no names'}); host gets the default certificate`,
-      ),
-    );
     return undefined;
   }
   certificates.set(result.certificate.id, result.certificate);
