@@ -37,9 +37,8 @@ export class BackendTable {
     private readonly memo?: ModelMemo,
   ) {}
 
-  /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
-  add(service: ServiceReference, claim?: BalancingClaim): string {
-    const name = backendName(service);
+  /** The name of the Service port's backend (`name`, when known), built on first use; `claim` when an Ingress routes to it. */
+  add(service: ServiceReference, claim?: BalancingClaim, name = backendName(service)): string {
     if (!this.backends.has(name)) {
       const built = this.memo
         ? this.memo.builtBackends.build(name, service, this.lookup, this.unclaimed, this.policy, this.warnings)

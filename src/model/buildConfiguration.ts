@@ -10,7 +10,8 @@ import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { certificateSecretKey, finishServer, type DraftServer } from './finishServer.js';
-import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { CATCH_ALL, ingressRef } from './ingressRules.js';
+import { ingressShare, shareDrafts } from './ingressShare.js';
 import { resolveGlobalHeaders } from './globalHeaders.js';
 import { withHostAliases } from './hostAliases.js';
 import { compareIngressAge } from './ingressOrder.js';
@@ -98,12 +99,11 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
       canaries.push({ accepted, policy: annotations.canary, rank });
       continue;
     }
-    const ref = ingressRef(ingress);
+    const share = memo ? memo.shares.share(ingress) : ingressShare(ingress);
+    const { ref, ownDefault: ownService } = share;
     const claim: BalancingClaim = { rank, ingress: ref, balancing: annotations.balancing };
-    const ownDefault = ingress.spec?.defaultBackend?.service
-      ? backends.add(serviceRef(ref.namespace, ingress.spec.defaultBackend.service), claim)
-      : undefined;
-    if ((ingress.spec?.rules ?? []).length === 0 && ownDefault !== undefined) {
+    const ownDefault = ownService ? backends.add(ownService.service, claim, ownService.backend) : undefined;
+    if (share.ruleless && ownDefault !== undefined) {
       // A catch-all Ingress: the oldest one answers every unmatched host.
       if (catchAllClaimed) {
         problems.push(problem(ref, 'info', 'CatchAllIgnored', 'an older Ingress already provides the catch-all default backend'));
@@ -114,7 +114,7 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
     }
     const rootBackend = ownDefault ?? defaultBackend;
     // A rule host gets its server even when none of its paths routes to a Service.
-    for (const rule of ingress.spec?.rules ?? []) serverFor(ruleHost(rule), rootBackend, ref);
+    for (const host of share.ruleHosts) serverFor(host, rootBackend, ref);
     const locationAnnotations = resolveReferencedObjects(annotations.location, {
       ingress: ref,
       lookup: input.lookup,
@@ -124,15 +124,10 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
       backends,
       endpointGuard: input.endpoints.guard,
     });
-    for (const rulePath of rulePaths(ingress)) {
-      serverFor(rulePath.host, rootBackend, ref).locations.push({
-        path: rulePath.path,
-        type: rulePath.type,
-        backend: backends.add(rulePath.service, claim),
-        ingress: ref,
-        annotations: locationAnnotations,
-        generated: false,
-      });
+    const drafts = memo ? memo.shares.drafts(ingress, locationAnnotations) : shareDrafts(share, locationAnnotations);
+    for (const [index, rulePath] of share.paths.entries()) {
+      backends.add(rulePath.service, claim, rulePath.backend);
+      serverFor(rulePath.host, rootBackend, ref).locations.push(drafts[index]!);
     }
   }
   // After every primary location exists, so that a canary finds its primary whatever their ages.

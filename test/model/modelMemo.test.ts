@@ -5,15 +5,11 @@
 // memoized run's result (configuration, problems, warnings) must deep-equal the
 // run from scratch.
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { IngressAcceptance } from '../../src/controller/ingressAcceptance.js';
-import { defaultLocationAnnotations } from '../../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration, type ModelInput } from '../../src/model/buildConfiguration.js';
 import { ModelMemo } from '../../src/model/memo/modelMemo.js';
-import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
-import type { GlobalSettings } from '../../src/model/settings/globalSettings.js';
-import type { Configuration, LocationAnnotations } from '../../src/model/types.js';
+import type { Configuration } from '../../src/model/types.js';
 import { ANNOTATIONS, PREFIX, RandomCluster } from '../support/randomCluster.js';
 import { selfSignedCertificate } from '../support/tlsSecrets.js';
 import { accepted, build, ingress } from './modelTestSupport.js';
@@ -42,17 +38,11 @@ test('the memoized model gives what the model from scratch gives, after each of 
   const memo = new ModelMemo();
   const endpoints = { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true };
   let previous: Configuration | undefined;
-  // As the sync loop: settings and default annotations parsed again only when the ConfigMap changes.
-  let parsed: { data: Record<string, string>; settings: GlobalSettings; defaults: LocationAnnotations } | undefined;
   let reused = 0;
   let parts = 0;
   for (let step = 0; step <= STEPS; step++) {
     const change = step === 0 ? 'the first sync' : cluster.change();
-    if (parsed?.data !== cluster.settingsData) {
-      const { settings } = parseGlobalSettings(cluster.settingsData, { cpus: availableParallelism() });
-      parsed = { data: cluster.settingsData, settings, defaults: defaultLocationAnnotations(settings) };
-    }
-    const { settings, defaults } = parsed;
+    const { settings, defaults } = cluster.settings();
     const input: ModelInput = {
       ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
       lookup: cluster.store,

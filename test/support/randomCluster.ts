@@ -3,7 +3,12 @@
 // Services and their endpoints, TLS Secrets, the ConfigMap's settings and the
 // default backend. The render cache's test and the model memo's test compare
 // their incremental results with results from scratch after each change.
+import { availableParallelism } from 'node:os';
 import type { EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
+import { defaultLocationAnnotations } from '../../src/model/annotations/parseIngressAnnotations.js';
+import type { GlobalSettings } from '../../src/model/settings/globalSettings.js';
+import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
+import type { LocationAnnotations } from '../../src/model/types.js';
 import { SERVICE_NAME_LABEL, Store } from '../../src/store/store.js';
 import type { TestCertificate } from './tlsSecrets.js';
 import { TEST_STORE_SETTINGS } from './watchCluster.js';
@@ -60,6 +65,7 @@ function random(seed: number): () => number {
 export class RandomCluster {
   readonly store = new Store(TEST_STORE_SETTINGS);
   settingsData: Record<string, string> = {};
+  #parsed: { data: Record<string, string>; settings: GlobalSettings; defaults: LocationAnnotations } | undefined;
   defaultBackendService: string | undefined;
   readonly #next: () => number;
   readonly #certificates: readonly TestCertificate[];
@@ -87,6 +93,18 @@ export class RandomCluster {
     }
     for (const name of SECRETS) this.#putSecret(name);
     for (let i = 0; i < 8; i++) this.#putIngress(`ing-${i}`);
+  }
+
+  /**
+   * The settings and the default annotations, parsed again only when the ConfigMap's data changed (as the sync loop
+   * does: the acceptance validates every Ingress again for new settings, and the model's memo misses on new defaults).
+   */
+  settings(): { settings: GlobalSettings; defaults: LocationAnnotations } {
+    if (this.#parsed?.data !== this.settingsData) {
+      const { settings } = parseGlobalSettings(this.settingsData, { cpus: availableParallelism() });
+      this.#parsed = { data: this.settingsData, settings, defaults: defaultLocationAnnotations(settings) };
+    }
+    return this.#parsed;
   }
 
   /** One random change; returns what it was, for the assertion's message. */

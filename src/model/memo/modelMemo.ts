@@ -7,9 +7,11 @@
 // only.
 import { BuiltBackendMemo } from './builtBackendMemo.js';
 import { FinishedBackendMemo } from './finishedBackendMemo.js';
+import { IngressShareMemo } from './ingressShareMemo.js';
 import { ServerMemo } from './serverMemo.js';
 
 export class ModelMemo {
+  readonly shares = new IngressShareMemo();
   readonly builtBackends = new BuiltBackendMemo();
   readonly finishedBackends = new FinishedBackendMemo();
   readonly servers = new ServerMemo();

@@ -55,6 +55,8 @@ function sameDrafts(a: readonly DraftLocation[], b: readonly DraftLocation[]): b
   for (let index = 0; index < a.length; index++) {
     const x = a[index]!;
     const y = b[index]!;
+    // The same object when the Ingress and its resolved annotations are the same (ingressShareMemo.ts).
+    if (x === y) continue;
     if (
       x.path !== y.path ||
       x.type !== y.type ||

@@ -4,15 +4,13 @@
 // syncs (store, acceptance, model), then rendered with the cache and without;
 // the two nginx.conf texts and their lines' origins must be the same.
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { IngressAcceptance } from '../../../../src/controller/ingressAcceptance.js';
 import { originOfLine, type OriginTable, type TracedConfig } from '../../../../src/dataplane/nginx/render/configOrigins.js';
 import { renderTracedNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { ServerTextCache } from '../../../../src/dataplane/nginx/render/serverTextCache.js';
-import { parseIngressAnnotations } from '../../../../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration } from '../../../../src/model/buildConfiguration.js';
-import { parseGlobalSettings } from '../../../../src/model/settings/parseGlobalSettings.js';
+import { ModelMemo } from '../../../../src/model/memo/modelMemo.js';
 import { PREFIX, RandomCluster } from '../../../support/randomCluster.js';
 import { selfSignedCertificate } from '../../../support/tlsSecrets.js';
 import { testContext } from './fixtures.js';
@@ -30,21 +28,25 @@ test('a render with the cache writes what a render from scratch writes, after ea
   const acceptance = new IngressAcceptance(PREFIX);
   const context = testContext();
   const cache = new ServerTextCache();
+  const memo = new ModelMemo();
+  const endpoints = { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true };
   let written = 0;
   let reused = 0;
   for (let step = 0; step <= STEPS; step++) {
     const change = step === 0 ? 'the first sync' : cluster.change();
-    const { settings } = parseGlobalSettings(cluster.settingsData, { cpus: availableParallelism() });
-    const defaults = parseIngressAnnotations(undefined, { prefix: PREFIX, settings });
-    assert.ok(defaults.ok);
-    const { configuration } = buildConfiguration({
-      ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
-      lookup: cluster.store,
-      settings,
-      defaultAnnotations: defaults.value.location,
-      defaultBackendService: cluster.defaultBackendService,
-      endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
-    });
+    const { settings, defaults } = cluster.settings();
+    // With the model's memo, as the sync loop builds it: unchanged servers and backends are the same objects.
+    const { configuration } = buildConfiguration(
+      {
+        ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
+        lookup: cluster.store,
+        settings,
+        defaultAnnotations: defaults,
+        defaultBackendService: cluster.defaultBackendService,
+        endpoints,
+      },
+      memo,
+    );
     const fromScratch = renderTracedNginxConf(configuration, context);
     const before = { ...cache.counts };
     const cached = renderTracedNginxConf(configuration, context, cache);
