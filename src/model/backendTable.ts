@@ -125,7 +125,11 @@ export class BackendTable {
   }
 
   private balancingOf(name: string, problems: IngressProblem[]): Balancing | undefined {
-    const [winner, ...others] = [...(this.claims.get(name) ?? [])].sort((a, b) => a.rank - b.rank);
+    const claims = this.claims.get(name) ?? [];
+    // Claims that all share one Balancing object (one Ingress's paths, most backends) agree: that object, no conflict.
+    const only = claims[0]?.balancing;
+    if (only !== undefined && 'affinity' in only && claims.every((claim) => claim.balancing === only)) return only;
+    const [winner, ...others] = [...claims].sort((a, b) => a.rank - b.rank);
     if (!winner) return undefined;
     // As ingress-nginx, the affinity of the oldest Ingress that asks for one; affinityScope.ts limits where its cookie is set.
     const affinity = winner.balancing.affinity ?? others.find((claim) => claim.balancing.affinity !== undefined)?.balancing.affinity;
