@@ -7,9 +7,10 @@ export class GenerationMap<K, V> {
   #previous = new Map<K, V>();
   #next = new Map<K, V>();
 
-  /** The entry of the last run (or of this one), to be checked by the caller and kept with `keep`. */
+  /** The entry of the last run (or of this one, when a run that did not end kept it), to be checked by the caller and kept with `keep`. */
   get(key: K): V | undefined {
-    return this.#next.get(key) ?? this.#previous.get(key);
+    // The last run's first: a run looks each key up once, so this one has not kept it yet.
+    return this.#previous.get(key) ?? this.#next.get(key);
   }
 
   /** Keeps `value` for the next run. */
