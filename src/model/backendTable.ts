@@ -23,7 +23,7 @@ export class BackendTable {
   private readonly claims = new Map<string, BalancingClaim[]>();
   private readonly canaries = new Map<string, Canary>();
   /** Backend name → why endpoints of its Service were left out. */
-  private readonly refused = new Map<string, string[]>();
+  private readonly refused = new Map<string, readonly string[]>();
 
   /**
    * `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's); `warnings` gets the

@@ -36,7 +36,8 @@ export function ingressShare(ingress: Ingress): IngressShare {
     ruleless: rules.length === 0,
     ruleHosts: rules.map(ruleHost),
     ownDefault: ownService ? named(serviceRef(ref.namespace, ownService)) : undefined,
-    paths: rulePaths(ingress).map((rulePath) => ({ ...rulePath, backend: backendName(rulePath.service) })),
+    // Written out, not spread: V8 makes spread objects larger (locations.ts says so of finalizeLocations').
+    paths: rulePaths(ingress).map(({ host, path, type, service }) => ({ host, path, type, service, backend: backendName(service) })),
   };
 }
 

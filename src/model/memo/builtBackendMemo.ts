@@ -13,7 +13,7 @@ import { GenerationMap } from './generationMap.js';
 
 export interface BuiltBackend {
   backend: Backend;
-  refused: string[];
+  refused: readonly string[];
 }
 
 interface Entry {
@@ -50,7 +50,9 @@ export class BuiltBackendMemo {
       !sameItems(entry.slices, slices)
     ) {
       const told: string[] = [];
-      entry = { service, slices, policy, unclaimed, built: buildBackend(ref, lookup, unclaimed, policy, told), dropped: told };
+      const { backend, refused } = buildBackend(ref, lookup, unclaimed, policy, told);
+      // Most backends drop and refuse nothing: one empty list for all of them (20,000 at 10,000 Ingresses).
+      entry = { service, slices, policy, unclaimed, built: { backend, refused: orNone(refused) }, dropped: orNone(told) };
     }
     this.#entries.keep(name, entry);
     dropped.push(...entry.dropped);
@@ -64,6 +66,12 @@ export class BuiltBackendMemo {
   get size(): number {
     return this.#entries.size;
   }
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+function orNone(messages: readonly string[]): readonly string[] {
+  return messages.length === 0 ? NONE : messages;
 }
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {

@@ -17,7 +17,8 @@ interface Entry {
 
 /** The finished backend, as BackendTable.finish makes it. */
 export function finishedBackend(built: Backend, endpoints: Endpoint[], balancing: Balancing, canary: Canary | undefined): Backend {
-  return { ...built, endpoints, balancing, canary };
+  // Written out, not spread: V8 makes spread objects larger (20,000 of them at 10,000 Ingresses).
+  return { name: built.name, service: built.service, endpoints, balancing, canary };
 }
 
 export class FinishedBackendMemo {
