@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IngressAcceptance } from '../../src/controller/ingressAcceptance.js';
-import { buildConfiguration, type ModelInput } from '../../src/model/buildConfiguration.js';
+import { buildConfiguration } from '../../src/model/buildConfiguration.js';
 import { ModelMemo } from '../../src/model/memo/modelMemo.js';
 import type { Configuration } from '../../src/model/types.js';
 import { ANNOTATIONS, PREFIX, RandomCluster } from '../support/randomCluster.js';
@@ -36,21 +36,12 @@ test('the memoized model gives what the model from scratch gives, after each of 
   const cluster = new RandomCluster(SEED, certificates, [...ANNOTATIONS, ...MORE_ANNOTATIONS]);
   const acceptance = new IngressAcceptance(PREFIX);
   const memo = new ModelMemo();
-  const endpoints = { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true };
   let previous: Configuration | undefined;
   let reused = 0;
   let parts = 0;
   for (let step = 0; step <= STEPS; step++) {
     const change = step === 0 ? 'the first sync' : cluster.change();
-    const { settings, defaults } = cluster.settings();
-    const input: ModelInput = {
-      ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
-      lookup: cluster.store,
-      settings,
-      defaultAnnotations: defaults,
-      defaultBackendService: cluster.defaultBackendService,
-      endpoints,
-    };
+    const input = cluster.modelInput(acceptance);
     const memoized = buildConfiguration(input, memo);
     assert.deepStrictEqual(memoized, buildConfiguration(input), `step ${step}: ${change}`);
     reused += kept(memoized.configuration, previous);

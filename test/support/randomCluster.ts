@@ -4,8 +4,10 @@
 // default backend. The render cache's test and the model memo's test compare
 // their incremental results with results from scratch after each change.
 import { availableParallelism } from 'node:os';
+import type { IngressAcceptance } from '../../src/controller/ingressAcceptance.js';
 import type { EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
 import { defaultLocationAnnotations } from '../../src/model/annotations/parseIngressAnnotations.js';
+import type { ModelInput } from '../../src/model/buildConfiguration.js';
 import type { GlobalSettings } from '../../src/model/settings/globalSettings.js';
 import { parseGlobalSettings } from '../../src/model/settings/parseGlobalSettings.js';
 import type { LocationAnnotations } from '../../src/model/types.js';
@@ -14,6 +16,11 @@ import type { TestCertificate } from './tlsSecrets.js';
 import { TEST_STORE_SETTINGS } from './watchCluster.js';
 
 const NAMESPACE = 'app';
+/** No Portico ports nor addresses: every endpoint is a backend's. */
+const ANY_ENDPOINT: ModelInput['endpoints'] = {
+  guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false },
+  externalNames: true,
+};
 export const PREFIX = TEST_STORE_SETTINGS.annotationsPrefix;
 const HOSTS = ['a.test.example', 'b.test.example', 'c.test.example', 'www.d.test.example', 'd.test.example', 'other.example'];
 const SERVICES = ['svc-0', 'svc-1', 'svc-2', 'svc-3'];
@@ -96,15 +103,24 @@ export class RandomCluster {
   }
 
   /**
-   * The settings and the default annotations, parsed again only when the ConfigMap's data changed (as the sync loop
-   * does: the acceptance validates every Ingress again for new settings, and the model's memo misses on new defaults).
+   * The model's input from the cluster as it is now, as the sync loop builds it: the settings and the default
+   * annotations parsed again only when the ConfigMap's data changed (the acceptance validates every Ingress again for
+   * new settings, and the model's memo misses on new defaults); `acceptance` keeps the versions it accepted.
    */
-  settings(): { settings: GlobalSettings; defaults: LocationAnnotations } {
+  modelInput(acceptance: IngressAcceptance): ModelInput {
     if (this.#parsed?.data !== this.settingsData) {
       const { settings } = parseGlobalSettings(this.settingsData, { cpus: availableParallelism() });
       this.#parsed = { data: this.settingsData, settings, defaults: defaultLocationAnnotations(settings) };
     }
-    return this.#parsed;
+    const { settings, defaults } = this.#parsed;
+    return {
+      ingresses: acceptance.update(this.store.ingresses(), settings).accepted,
+      lookup: this.store,
+      settings,
+      defaultAnnotations: defaults,
+      defaultBackendService: this.defaultBackendService,
+      endpoints: ANY_ENDPOINT,
+    };
   }
 
   /** One random change; returns what it was, for the assertion's message. */

@@ -29,24 +29,12 @@ test('a render with the cache writes what a render from scratch writes, after ea
   const context = testContext();
   const cache = new ServerTextCache();
   const memo = new ModelMemo();
-  const endpoints = { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true };
   let written = 0;
   let reused = 0;
   for (let step = 0; step <= STEPS; step++) {
     const change = step === 0 ? 'the first sync' : cluster.change();
-    const { settings, defaults } = cluster.settings();
     // With the model's memo, as the sync loop builds it: unchanged servers and backends are the same objects.
-    const { configuration } = buildConfiguration(
-      {
-        ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
-        lookup: cluster.store,
-        settings,
-        defaultAnnotations: defaults,
-        defaultBackendService: cluster.defaultBackendService,
-        endpoints,
-      },
-      memo,
-    );
+    const { configuration } = buildConfiguration(cluster.modelInput(acceptance), memo);
     const fromScratch = renderTracedNginxConf(configuration, context);
     const before = { ...cache.counts };
     const cached = renderTracedNginxConf(configuration, context, cache);
