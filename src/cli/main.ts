@@ -32,6 +32,7 @@ import { CommandLineError, parseCommandLine } from './commandLine.js';
 import { endpointPolicyFromFlags } from './endpointPolicyFromFlags.js';
 import type { Flags } from './flags.js';
 import { Shutdown } from './shutdown.js';
+import { StartPhases } from './startPhases.js';
 import { storeSettingsFromFlags } from './storeSettingsFromFlags.js';
 import { PORTICO_VERSION } from './version.js';
 
@@ -82,6 +83,8 @@ async function openSource(flags: Flags, store: Store, logger: Logger): Promise<O
 }
 
 async function run(argv: readonly string[]): Promise<number> {
+  const phases = new StartPhases();
+  phases.end('moduleLoad');
   if (argv[0] === 'check') return runCheck(argv.slice(1));
   let parsed;
   try {
@@ -220,12 +223,17 @@ async function run(argv: readonly string[]): Promise<number> {
 
   let failed = false;
   try {
+    phases.end('setup');
     await Promise.race([source.start(), signal]);
     if (!signalled) {
+      phases.end('source');
       const report = await syncLoop.sync();
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
+      phases.end('sync');
       synced = true;
       await health.refresh();
+      phases.end('health');
+      logger.info(phases.fields({ modelMs: report.modelMs, ...dataPlane.startTimes }), 'start phases');
       logger.info({ served: store.ingresses().length }, 'serving');
       status?.start();
       if (flags.validatingWebhook) {

@@ -65,6 +65,8 @@ export interface SyncReport {
   outcome: ApplyOutcome['outcome'] | 'skipped';
   /** nginx refused it, and an object it was traced to is now left out: another sync should follow at once. */
   contained?: boolean;
+  /** How long the model took (acceptance included), when nginx took the configuration. */
+  modelMs?: number;
 }
 
 /** When a sync started (performance.now()), and how long its model and its live push took, ms. */
@@ -265,7 +267,7 @@ export class SyncLoop {
       },
       'configuration applied',
     );
-    return { applied: configuration, outcome: outcome.outcome };
+    return { applied: configuration, outcome: outcome.outcome, modelMs: timing.modelMs };
   }
 
   /**

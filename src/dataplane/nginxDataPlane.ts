@@ -69,9 +69,19 @@ export interface NginxDataPlaneOptions {
   onNginxExit?: () => void;
 }
 
+/** Where nginx's first start went, ms: the prefix, certificate and render context, the render, the master's start, the live push. */
+export interface NginxStartTimes {
+  prepareMs: number;
+  renderMs: number;
+  nginxStartMs: number;
+  pushMs: number;
+}
+
 export class NginxDataPlane implements DataPlane {
   readonly nginx: NginxProcess;
   readonly live: LiveStateClient;
+  /** Set once nginx has started (the start's log line reports it). */
+  startTimes: NginxStartTimes | undefined;
   private context: RenderContext | undefined;
   /** The server blocks of the last render: a change rewrites only the servers it touches (serverTextCache.ts). */
   private readonly serverTexts = new ServerTextCache();
@@ -159,6 +169,7 @@ export class NginxDataPlane implements DataPlane {
 
   /** Starts nginx with the first configuration; one nginx -t refuses is reported like a refused reload (the next apply starts again). */
   private async start(configuration: Configuration): Promise<ApplyOutcome> {
+    const marks = [performance.now()];
     const layout = this.nginx.layout;
     await createPrefixDirs(layout);
     const context = createRenderContext(layout.prefix, {
@@ -186,18 +197,24 @@ export class NginxDataPlane implements DataPlane {
         passthroughClosedSocket: layout.passthroughClosedSocket,
       },
     });
-    const rendered = renderTracedNginxConf(configuration, context, this.serverTexts);
     await writeSecretFiles(layout.secretFileDir, configuration.secretFiles);
+    marks.push(performance.now());
+    const rendered = renderTracedNginxConf(configuration, context, this.serverTexts);
+    marks.push(performance.now());
     try {
       await this.nginx.start(rendered.config.text);
     } catch (error) {
       if (error instanceof ConfigRefusedError) return refused(error.message, error.line, rendered);
       throw error;
     }
+    marks.push(performance.now());
     this.context = context;
     this.serving(configuration);
     this.latest = configuration;
     await this.pushLive();
+    marks.push(performance.now());
+    const [prepareMs = 0, renderMs = 0, nginxStartMs = 0, pushMs = 0] = marks.slice(1).map((at, i) => at - marks[i]!);
+    this.startTimes = { prepareMs, renderMs, nginxStartMs, pushMs };
     this.watchdog = setInterval(() => void this.restoreLiveState(), LIVE_STATE_CHECK_MS);
     this.watchdog.unref();
     return { outcome: 'reloaded' };
