@@ -19,6 +19,7 @@ import { httpGet } from '../test/support/httpGet.js';
 import { startPortico, type PorticoPorts, type PorticoProcess } from '../test/support/porticoProcess.js';
 import { createTestNetwork } from '../test/support/testNetwork.js';
 import { describeMachine } from './support/machine.js';
+import { cpuSecondsBetween, cpuTicks } from './support/processCpu.js';
 import { positiveInteger } from './support/options.js';
 import { median } from './support/statistics.js';
 import { ANNOTATIONS_PREFIX } from './support/syntheticCluster.js';
@@ -47,6 +48,8 @@ const BACKEND_PORT = 8080;
 /** The phases of the 'start phases' line (src/cli/startPhases.ts), then the first sync's parts. */
 const PHASES = ['moduleLoad', 'setup', 'source', 'sync', 'health'];
 const SYNC_PARTS = ['model', 'prepare', 'render', 'nginxStart', 'push'];
+/** How long the controller's CPU is counted after the sample was served (a sync right after the start shows there). */
+const AFTER_SERVED_MS = 3_000;
 
 interface Host {
   name: string;
@@ -60,6 +63,9 @@ interface Run {
   phases: Record<string, number>;
   /** Hosts of the whole cluster that did not answer as expected when asked once after the sample was served. */
   unserved: number;
+  /** The controller's CPU (user + system), ms: from its spawn until the sample was served, and in the AFTER_SERVED_MS after. */
+  cpuToServedMs: number;
+  cpuAfterServedMs: number;
 }
 
 function hostsOf(ingresses: readonly Ingress[]): Host[] {
@@ -139,8 +145,13 @@ async function timedStart(dir: string, command: string | undefined, hosts: reado
   }
   const portico = await starting;
   try {
+    const atServed = await cpuTicks([portico.process.pid]);
+    await new Promise((resolve) => setTimeout(resolve, AFTER_SERVED_MS));
+    const settled = await cpuTicks([portico.process.pid]);
+    const cpuToServedMs = cpuSecondsBetween({ user: 0, system: 0 }, atServed).total * 1000;
+    const cpuAfterServedMs = cpuSecondsBetween(atServed, settled).total * 1000;
     const unserved = await unservedHosts(portico.ports, hosts);
-    return { servedMs, phases: startPhases(portico), unserved };
+    return { servedMs, phases: startPhases(portico), unserved, cpuToServedMs, cpuAfterServedMs };
   } finally {
     await portico.stop();
   }
@@ -190,6 +201,8 @@ try {
         [
           row('spawn → every sample host answered 200', (run) => run.servedMs),
           row('hosts not answering when asked once after', (run) => run.unserved),
+          row('controller CPU, spawn → served', (run) => run.cpuToServedMs),
+          row(`controller CPU in the ${AFTER_SERVED_MS / 1000} s after`, (run) => run.cpuAfterServedMs),
           row("controller's own count: process start → serving", (run) => run.phases['totalMs']),
           ...PHASES.map((phase) => row(`  ${phase}`, (run) => run.phases[`${phase}Ms`])),
           ...SYNC_PARTS.map((part) => row(`    sync: ${part}`, (run) => run.phases[`${part}Ms`])),

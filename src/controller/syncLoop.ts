@@ -194,6 +194,11 @@ export class SyncLoop {
       sslPassthrough: this.options.sslPassthrough,
     };
     const result = buildConfiguration(this.lastInput);
+    // From this sync's start to here nothing awaits, so every change the store
+    // recorded so far is in what the model just read: a sync for them would
+    // build the same configuration again (at the start, for every object the
+    // source loaded: a second full model right after the first serve).
+    store.changes.discardPending();
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
       if (ingress)
