@@ -172,6 +172,7 @@ async function run(argv: readonly string[]): Promise<number> {
   let failed = false;
   try {
     phases.end('setup');
+    dataPlane.prepareStart(); // beside the source's read: it spawns openssl
     await Promise.race([source.start(), signal]);
     if (!signalled) {
       phases.end('source');

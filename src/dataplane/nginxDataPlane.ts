@@ -101,6 +101,8 @@ export class NginxDataPlane implements DataPlane {
   private drainTime: string | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private checking = false;
+  /** The prefix's folders, the open files limit and the fake certificate, from prepareStart() or the start itself. */
+  private startFiles: Promise<{ openFilesLimit: number | undefined; fakeCertificate: string }> | undefined;
 
   constructor(private readonly options: NginxDataPlaneOptions) {
     this.nginx = new NginxProcess({
@@ -139,6 +141,24 @@ export class NginxDataPlane implements DataPlane {
   }
 
   /**
+   * Begins what nginx's first start needs whatever the configuration: the
+   * fake certificate's RSA key above all, which openssl makes in a process of
+   * its own (0.2-0.6 s), so it runs beside the source's first read instead of
+   * after the first model. A failure is the first start's.
+   */
+  prepareStart(): void {
+    this.startFiles ??= this.createStartFiles();
+    this.startFiles.catch(() => undefined); // reported by start(), which awaits it
+  }
+
+  private async createStartFiles(): Promise<{ openFilesLimit: number | undefined; fakeCertificate: string }> {
+    const layout = this.nginx.layout;
+    const certificate = ensureFakeCertificate(layout.certificateDir); // first: openssl is spawned at once
+    const [fakeCertificate, openFilesLimit] = await Promise.all([certificate, createPrefixDirs(layout).then(() => readOpenFilesLimit())]);
+    return { openFilesLimit, fakeCertificate };
+  }
+
+  /**
    * nginx quits gracefully: it stops accepting, and requests under way finish.
    * nginx itself cuts what is left after worker-shutdown-timeout; Portico
    * kills the processes only if they outlive that by STOP_MARGIN_MS.
@@ -171,7 +191,11 @@ export class NginxDataPlane implements DataPlane {
   private async start(configuration: Configuration): Promise<ApplyOutcome> {
     const marks = [performance.now()];
     const layout = this.nginx.layout;
-    await createPrefixDirs(layout);
+    this.startFiles ??= this.createStartFiles();
+    const { openFilesLimit, fakeCertificate } = await this.startFiles.catch((error: unknown) => {
+      this.startFiles = undefined; // the next start tries again
+      throw error;
+    });
     const context = createRenderContext(layout.prefix, {
       ports: this.options.ports,
       listenAddresses: this.options.listenAddresses,
@@ -184,12 +208,12 @@ export class NginxDataPlane implements DataPlane {
         porticoPorts: this.options.endpointGuard.porticoPorts,
         refuseLoopback: this.options.endpointGuard.refuseLoopbackEverywhere,
       },
-      openFilesLimit: await readOpenFilesLimit(),
+      openFilesLimit,
       paths: {
         errorLog: layout.errorLog,
         accessLog: this.options.accessLog ?? layout.accessLog,
         temp: layout.temp,
-        fakeCertificate: await ensureFakeCertificate(layout.certificateDir),
+        fakeCertificate,
         secretFiles: layout.secretFileDir,
         noEndpointsSocket: layout.noEndpointsSocket,
         configurationSocket: layout.configurationSocket,
