@@ -66,6 +66,8 @@ export interface SyncReport {
   outcome: ApplyOutcome['outcome'] | 'skipped';
   /** nginx refused it, and an object it was traced to is now left out: another sync should follow at once. */
   contained?: boolean;
+  /** How long the model took (acceptance included), when nginx took the configuration. */
+  modelMs?: number;
 }
 
 /** When a sync started (performance.now()), and how long its model and its live push took, ms. */
@@ -195,6 +197,11 @@ export class SyncLoop {
       sslPassthrough: this.options.sslPassthrough,
     };
     const result = buildConfiguration(this.lastInput, this.modelMemo);
+    // From this sync's start to here nothing awaits, so every change the store
+    // recorded so far is in what the model just read: a sync for them would
+    // build the same configuration again (at the start, for every object the
+    // source loaded: a second full model right after the first serve).
+    store.changes.discardPending();
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
       if (ingress)
@@ -268,7 +275,7 @@ export class SyncLoop {
       },
       'configuration applied',
     );
-    return { applied: configuration, outcome: outcome.outcome };
+    return { applied: configuration, outcome: outcome.outcome, modelMs: timing.modelMs };
   }
 
   /**
