@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import type { Ingress } from '../../src/kube/objects.js';
 import { syntheticCluster, wildcardCertificate } from './syntheticCluster.js';
 
 export interface SyntheticManifests {
@@ -12,10 +13,21 @@ export interface SyntheticManifests {
   texts: string[];
   /** Every file's bytes together. */
   bytes: number;
+  /** The generated Ingresses, by i. */
+  ingresses: Ingress[];
 }
 
-export async function writeSyntheticManifests(dir: string, ingressCount: number): Promise<SyntheticManifests> {
+/** With `endpointAddresses`, every EndpointSlice lists those (live backends) instead of the generated ones. */
+export async function writeSyntheticManifests(
+  dir: string,
+  ingressCount: number,
+  endpointAddresses?: readonly string[],
+): Promise<SyntheticManifests> {
   const cluster = syntheticCluster(ingressCount, await wildcardCertificate());
+  if (endpointAddresses !== undefined) {
+    const endpoints = endpointAddresses.map((address) => ({ addresses: [address], conditions: { ready: true } }));
+    for (const slice of cluster.endpointSlices) slice.endpoints = endpoints;
+  }
   const byIngress = new Map<string, object[]>();
   for (const ingress of cluster.ingresses) byIngress.set(`${ingress.metadata?.namespace}/${ingress.metadata?.name}`, [ingress]);
   const owner = (namespace: string | undefined, name: string | undefined): string => `${namespace}/app-${/-(\d+)/.exec(name ?? '')?.[1]}`;
@@ -38,7 +50,7 @@ export async function writeSyntheticManifests(dir: string, ingressCount: number)
   }
   const classes = documents(cluster.ingressClasses);
   await writeFile(join(dir, 'classes.yaml'), classes);
-  return { texts, bytes: bytes + Buffer.byteLength(classes) };
+  return { texts, bytes: bytes + Buffer.byteLength(classes), ingresses: cluster.ingresses };
 }
 
 /** The generated objects carry no kind: told apart by their shape. */

@@ -5,10 +5,6 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAdmissionWebhook } from '../admission/admissionWebhook.js';
-import { runCheck } from '../check/runCheck.js';
-import { EventRecorder } from '../controller/events/eventRecorder.js';
-import { KubernetesEventSink } from '../controller/events/eventSink.js';
 import { SyncLoop } from '../controller/syncLoop.js';
 import { NginxDataPlane } from '../dataplane/nginxDataPlane.js';
 import { availableGeoip2Databases } from '../dataplane/nginx/geoip2Databases.js';
@@ -16,73 +12,28 @@ import { chosenLuaModule } from '../dataplane/nginx/luaModule.js';
 import { startHealthServer } from '../health/healthServer.js';
 import { startProfilerServer } from '../profiling/profilerServer.js';
 import { GEOIP_DIRECTORY, maxmindEditionFiles } from '../dataplane/nginx/maxmindDatabases.js';
-import { controllerPod } from '../kube/controllerPod.js';
 import { controllerZone } from '../kube/controllerZone.js';
-import { KubeHttpClient } from '../kube/kubeHttpClient.js';
 import { controllerIdentity } from '../kube/controllerIdentity.js';
-import { loadKubeConfig } from '../kube/loadKubeConfig.js';
-import { KINDS } from '../kube/objects.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger } from '../log/logger.js';
 import { PrometheusMetrics } from '../metrics/prometheusMetrics.js';
-import { KubernetesSource } from '../sources/kubernetes/kubernetesSource.js';
-import { ManifestSource } from '../sources/manifests/manifestSource.js';
 import { StatusReporter } from '../status/statusReporter.js';
 import { Store } from '../store/store.js';
 import { CommandLineError, parseCommandLine } from './commandLine.js';
+import { openSource } from './openSource.js';
 import { endpointPolicyFromFlags } from './endpointPolicyFromFlags.js';
-import type { Flags } from './flags.js';
 import { Shutdown } from './shutdown.js';
+import { StartPhases } from './startPhases.js';
 import { storeSettingsFromFlags } from './storeSettingsFromFlags.js';
 import { PORTICO_VERSION } from './version.js';
 
 // Events still unwritten at exit get this long (the API server may be gone).
 const EVENT_FLUSH_TIMEOUT_MS = 5_000;
 
-interface Source {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-interface OpenedSource {
-  source: Source;
-  events: EventRecorder;
-  /** The API server, when the source is a cluster (status and leader election need it). */
-  cluster?: { client: KubeHttpClient; contextNamespace: string | undefined };
-  close: () => Promise<void>;
-}
-
-async function openSource(flags: Flags, store: Store, logger: Logger): Promise<OpenedSource> {
-  if (flags.manifests) {
-    const sinks = Object.fromEntries(KINDS.map((kind) => [kind, store.sink(kind)]));
-    const source = new ManifestSource({ dir: flags.manifests, sinks, logger: logger.child({ source: 'manifests' }) });
-    return { source, events: new EventRecorder({ logger }), close: async () => {} };
-  }
-  const kubeConfig = loadKubeConfig({
-    kubeconfig: flags.kubeconfig,
-    apiserverHost: flags.apiserverHost,
-    certificateAuthority: flags.certificateAuthority,
-  });
-  const client = await KubeHttpClient.fromKubeConfig(kubeConfig);
-  logger.info({ server: client.server }, 'connecting to the API server');
-  const source = new KubernetesSource({
-    client,
-    store,
-    logger,
-    watchNamespace: flags.watchNamespace,
-    watchNamespaceSelector: flags.watchNamespaceSelector,
-    syncPeriodMs: flags.syncPeriod,
-  });
-  const events = new EventRecorder({
-    logger,
-    sink: new KubernetesEventSink(client),
-    pod: await controllerPod(kubeConfig, process.env, logger),
-  });
-  const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
-  return { source, events, cluster: { client, contextNamespace }, close: () => client.close() };
-}
-
 async function run(argv: readonly string[]): Promise<number> {
-  if (argv[0] === 'check') return runCheck(argv.slice(1));
+  const phases = new StartPhases();
+  phases.end('moduleLoad');
+  // `portico check` reads a cluster: its modules load only for it.
+  if (argv[0] === 'check') return (await import('../check/runCheck.js')).runCheck(argv.slice(1));
   let parsed;
   try {
     parsed = parseCommandLine(argv);
@@ -220,15 +171,23 @@ async function run(argv: readonly string[]): Promise<number> {
 
   let failed = false;
   try {
+    phases.end('setup');
+    dataPlane.prepareStart(); // beside the source's read: it spawns openssl
     await Promise.race([source.start(), signal]);
     if (!signalled) {
+      phases.end('source');
       const report = await syncLoop.sync();
       if (report.outcome === 'rejected') throw new Error('nginx did not start with the first configuration (see the log above)');
+      phases.end('sync');
       synced = true;
       await health.refresh();
+      phases.end('health');
+      logger.info(phases.fields({ modelMs: report.modelMs, ...dataPlane.startTimes }), 'start phases');
       logger.info({ served: store.ingresses().length }, 'serving');
       status?.start();
       if (flags.validatingWebhook) {
+        // Loaded only when asked for (zod's schemas take a quarter of a second to load).
+        const { startAdmissionWebhook } = await import('../admission/admissionWebhook.js');
         webhook = await startAdmissionWebhook({ flags, store, storeSettings, lastInput: () => syncLoop.lastInput, logger });
       }
       syncing = syncLoop.run(stopSyncing.signal);

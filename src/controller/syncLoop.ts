@@ -9,6 +9,7 @@ import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
 import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
+import { ModelMemo } from '../model/memo/modelMemo.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { classifyIgnoredKey } from '../model/settings/ingressNginxConfigMapKeys.js';
 import { parseGlobalSettings, type GlobalSettingsParseResult } from '../model/settings/parseGlobalSettings.js';
@@ -65,6 +66,8 @@ export interface SyncReport {
   outcome: ApplyOutcome['outcome'] | 'skipped';
   /** nginx refused it, and an object it was traced to is now left out: another sync should follow at once. */
   contained?: boolean;
+  /** How long the model took (acceptance included), when nginx took the configuration. */
+  modelMs?: number;
 }
 
 /** When a sync started (performance.now()), and how long its model and its live push took, ms. */
@@ -91,6 +94,8 @@ export class SyncLoop {
   private submittedSettled: Promise<unknown> = Promise.resolve();
   /** Every served Ingress at the last sync; the store replaces an object that changes, so identity tells a new version. */
   private readonly syncedIngresses = new Map<string, Ingress>();
+  /** What the last sync's model run keeps for the next: a change recomputes only what it touches (memo/modelMemo.ts). */
+  private readonly modelMemo = new ModelMemo();
   /** The model's input at the last sync: the admission webhook checks new Ingresses against it. */
   lastInput: ModelInput | undefined;
   syncs = 0;
@@ -191,7 +196,12 @@ export class SyncLoop {
       streamServices: this.options.streamServices,
       sslPassthrough: this.options.sslPassthrough,
     };
-    const result = buildConfiguration(this.lastInput);
+    const result = buildConfiguration(this.lastInput, this.modelMemo);
+    // From this sync's start to here nothing awaits, so every change the store
+    // recorded so far is in what the model just read: a sync for them would
+    // build the same configuration again (at the start, for every object the
+    // source loaded: a second full model right after the first serve).
+    store.changes.discardPending();
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
       if (ingress)
@@ -265,7 +275,7 @@ export class SyncLoop {
       },
       'configuration applied',
     );
-    return { applied: configuration, outcome: outcome.outcome };
+    return { applied: configuration, outcome: outcome.outcome, modelMs: timing.modelMs };
   }
 
   /**

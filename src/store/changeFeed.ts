@@ -42,6 +42,18 @@ export class ChangeFeed {
     return this.pending.size;
   }
 
+  /**
+   * Forgets the changes recorded so far, delivered or not, for a caller that
+   * has just read the whole store (a sync's snapshot): they are in what it
+   * read. A waiting next() keeps waiting for the changes after.
+   */
+  discardPending(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = new Set();
+    this.ready = false;
+  }
+
   close(): void {
     clearTimeout(this.timer);
     this.timer = undefined;

@@ -127,3 +127,19 @@ test('a long-lived controller keeps no listener per change batch (no MaxListener
   }
   assert.doesNotMatch(portico.logTail(10_000), /MaxListenersExceededWarning/);
 });
+
+test('the start logs once where its time went, phase by phase (start phases)', () => {
+  const lines = portico
+    .logTail(100_000)
+    .split('\n')
+    .filter((line) => line.includes('"msg":"start phases"'));
+  assert.equal(lines.length, 1);
+  const fields = JSON.parse(lines[0]!) as Record<string, unknown>;
+  const phases = ['moduleLoadMs', 'setupMs', 'sourceMs', 'syncMs', 'healthMs'];
+  const syncParts = ['modelMs', 'prepareMs', 'renderMs', 'nginxStartMs', 'pushMs'];
+  for (const name of [...phases, ...syncParts, 'totalMs']) assert.equal(typeof fields[name], 'number', name);
+  const sum = (names: readonly string[]): number => names.reduce((total, name) => total + (fields[name] as number), 0);
+  // Rounded each: within a few ms of the whole.
+  assert.ok(Math.abs(sum(phases) - (fields['totalMs'] as number)) <= phases.length, JSON.stringify(fields));
+  assert.ok(sum(syncParts) <= (fields['syncMs'] as number) + syncParts.length, JSON.stringify(fields));
+});

@@ -66,3 +66,31 @@ test(
     assert.deepEqual([...keys].sort(), ['a', 'b']);
   }),
 );
+
+test(
+  'discarded changes are never delivered; a waiting next() gets the changes after them',
+  withMockTimers(async () => {
+    const feed = new ChangeFeed({ quietMs: 50, maxDelayMs: 1000 });
+    feed.push('Ingress/ns/before-1');
+    mock.timers.tick(60); // due, not yet taken
+    await settle();
+    feed.push('Ingress/ns/before-2');
+    const received: { batch?: ReadonlySet<string> } = {};
+    void feed.next().then((keys) => (received.batch = keys));
+    await settle();
+    assert.deepEqual([...(received.batch ?? [])], ['Ingress/ns/before-1', 'Ingress/ns/before-2'], 'a due batch is taken at once');
+
+    const next: { batch?: ReadonlySet<string> } = {};
+    void feed.next().then((keys) => (next.batch = keys));
+    feed.push('Ingress/ns/read-1');
+    feed.discardPending();
+    assert.equal(feed.pendingCount, 0);
+    mock.timers.tick(2000);
+    await settle();
+    assert.equal(next.batch, undefined, 'nothing delivered for the discarded change');
+    feed.push('Ingress/ns/after');
+    mock.timers.tick(50);
+    await settle();
+    assert.deepEqual([...(next.batch ?? [])], ['Ingress/ns/after']);
+  }),
+);

@@ -36,6 +36,10 @@ export interface StartPorticoOptions {
   readyTimeoutMs?: number;
   /** Added to this process's environment (e.g. POD_NAME, POD_NAMESPACE). */
   env?: Readonly<Record<string, string>>;
+  /** Another checkout's bin/portico.js (a benchmark's baseline; its dist/ is not checked); default this one's. */
+  command?: string;
+  /** Told the ports the moment the process is spawned, before it is healthy (a benchmark times the start from there). */
+  onSpawn?: (ports: PorticoPorts) => void;
 }
 
 /**
@@ -62,18 +66,21 @@ export async function startPortico(args: readonly string[], options: StartPortic
   }
 }
 
-async function startOnFreePorts(args: readonly string[], { readyTimeoutMs = 30_000, env }: StartPorticoOptions): Promise<PorticoProcess> {
+async function startOnFreePorts(
+  args: readonly string[],
+  { readyTimeoutMs = 30_000, env, command, onSpawn }: StartPorticoOptions,
+): Promise<PorticoProcess> {
   const [http = 0, https = 0, defaultServer = 0, status = 0, healthz = 0] = await freeLoopbackPorts(5);
   const ports = { http, https, defaultServer, status, healthz };
   const dir = await mkdtemp(join(tmpdir(), 'portico-e2e-'));
   await chmod(dir, 0o755); // nginx's workers (nobody) reach the prefix below it
   const prefix = join(dir, 'nginx');
-  await assertBuildIsCurrent();
+  if (command === undefined) await assertBuildIsCurrent();
   const child = await spawnGuarded(
     'portico',
     process.execPath,
     [
-      porticoCommand,
+      command ?? porticoCommand,
       `--http-port=${http}`,
       `--https-port=${https}`,
       `--default-server-port=${defaultServer}`,
@@ -88,6 +95,7 @@ async function startOnFreePorts(args: readonly string[], { readyTimeoutMs = 30_0
     // No coverage of the Portico process (dist/): Node 20's runner fails on it and then reports none at all.
     { ...env, NODE_V8_COVERAGE: '' },
   );
+  onSpawn?.(ports);
   const portico: PorticoProcess = {
     ports,
     prefix,

@@ -1,7 +1,8 @@
 // ingress-nginx's "fake" certificate: what HTTPS clients get for a host with
 // no valid certificate of its own and no --default-ssl-certificate.
 import { execFile } from 'node:child_process';
-import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -9,16 +10,15 @@ const run = promisify(execFile);
 
 export const FAKE_CERTIFICATE_SUBJECT = 'Kubernetes Ingress Controller Fake Certificate';
 
-/** Creates `<dir>/fake.pem` (certificate + key, mode 0600) unless present; returns its path. */
+/**
+ * Creates `<dir>/fake.pem` (certificate + key, mode 0600) unless present;
+ * returns its path. openssl is spawned before the first await, so the key is
+ * made while the caller's thread goes on (the start reads its source meanwhile).
+ */
 export async function ensureFakeCertificate(dir: string): Promise<string> {
   const path = join(dir, 'fake.pem');
-  try {
-    await access(path);
-    return path;
-  } catch {
-    // not made yet
-  }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (existsSync(path)) return path;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const keyFile = join(dir, 'fake.key.tmp');
   const certFile = join(dir, 'fake.crt.tmp');
   try {
