@@ -1,7 +1,7 @@
 /**
  * The controller's CPU for a sync after one Ingress changed, at 1,000 and
- * 10,000 Ingresses, step by step, with the render cache (serverTextCache.ts)
- * and without it, side by side on the same configurations:
+ * 10,000 Ingresses, step by step, with the model's memo (src/model/memo/) and
+ * without it, side by side on the same store:
  *   node --import tsx bench/renderChanges.ts [--runs 5]
  *
  * Each size runs in a child of its own (bench/support/sizeChild.ts). The child
@@ -9,11 +9,13 @@
  * then, `--runs` times for each kind of change (a path edited, a backend
  * edited, an annotation edited, an Ingress added, one deleted; each run on
  * another Ingress, left changed), it changes the store as a watch event does
- * and syncs as SyncLoop does: acceptance, buildConfiguration, the render, and
- * the change check (sameJson with the previous configuration). The
- * configuration is rendered twice, from scratch and with the cache that
- * rendered the previous one, in alternating order; both texts must be the same.
- * Times are the process's CPU (user + system), medians of the runs.
+ * and syncs as SyncLoop does: acceptance, buildConfiguration, the render with
+ * the render cache (serverTextCache.ts), and the change check (sameJson with
+ * the previous configuration). The model runs from scratch and with the memo,
+ * in alternating order; each configuration is rendered with a cache of its
+ * own. Both configurations must be the same JSON and both texts the same text.
+ * Times are the process's CPU (user + system), medians of the runs. The heap
+ * the memo holds is the heap given back when it is dropped.
  */
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -24,7 +26,8 @@ import { renderNginxConf } from '../src/dataplane/nginx/render/renderNginxConf.j
 import { ServerTextCache } from '../src/dataplane/nginx/render/serverTextCache.js';
 import type { Ingress } from '../src/kube/objects.js';
 import { parseIngressAnnotations } from '../src/model/annotations/parseIngressAnnotations.js';
-import { buildConfiguration } from '../src/model/buildConfiguration.js';
+import { buildConfiguration, type ModelInput } from '../src/model/buildConfiguration.js';
+import { ModelMemo } from '../src/model/memo/modelMemo.js';
 import { DEFAULT_SETTINGS } from '../src/model/settings/globalSettings.js';
 import type { Configuration } from '../src/model/types.js';
 import { Store } from '../src/store/store.js';
@@ -48,13 +51,19 @@ const CHANGES = {
 } as const;
 type Change = keyof typeof CHANGES;
 
+/** One step's CPU ms without the memo, and with it. */
+interface Pair {
+  plain: number;
+  memo: number;
+}
+
 interface StepCpu {
   acceptance: number;
-  model: number;
-  renderFromScratch: number;
-  renderCached: number;
-  compare: number;
-  /** Servers the cached render wrote (the others it copied). */
+  model: Pair;
+  /** With the render cache. */
+  render: Pair;
+  compare: Pair;
+  /** Servers the cached render of the memoized configuration wrote (the others it copied). */
   serversWritten: number;
 }
 
@@ -63,11 +72,14 @@ interface SizeReport {
   servers: number;
   runs: number;
   medians: Record<Change, StepCpu>;
-  /** After the runs, with the cache and the last configuration held. */
+  /** After the runs, with both caches, the memo and the last configurations held. */
   rssBytes: number;
   heapUsedBytes: number;
-  /** The text and line origins the cache holds. */
+  /** The text and line origins the memoized path's render cache holds. */
   cacheTextBytes: number;
+  /** Heap given back when the memo is dropped, and its entries per table. */
+  memoHeapBytes: number;
+  memoSizes: ModelMemo['sizes'];
 }
 
 async function main(): Promise<void> {
@@ -115,38 +127,40 @@ async function measureSize(ingresses: number, runs: number): Promise<SizeReport>
   const defaults = parsed.value.location;
   const context = createRenderContext('/tmp/portico-bench-render-changes', { luaDir: fileURLToPath(new URL('../lua/', import.meta.url)) });
   const acceptance = new IngressAcceptance(ANNOTATIONS_PREFIX);
-  const cache = new ServerTextCache();
-  let previous: Configuration | undefined;
+  const endpoints = { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true };
+  const plain = { cache: new ServerTextCache(), previous: undefined as Configuration | undefined };
+  const memoized = { cache: new ServerTextCache(), previous: undefined as Configuration | undefined, memo: new ModelMemo() };
 
-  const sync = (cachedFirst: boolean): StepCpu => {
+  const sync = (memoFirst: boolean): StepCpu => {
     const accepted = cpuOf(() => acceptance.update(store.ingresses(), DEFAULT_SETTINGS));
-    const model = cpuOf(
-      () =>
-        buildConfiguration({
-          ingresses: accepted.value.accepted,
-          lookup: store,
-          settings: DEFAULT_SETTINGS,
-          defaultAnnotations: defaults,
-          endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
-        }).configuration,
-    );
-    const configuration = model.value;
-    const written = cache.counts.written;
-    const renderFromScratch = () => cpuOf(() => renderNginxConf(configuration, context));
-    const renderCached = () => cpuOf(() => renderNginxConf(configuration, context, cache));
-    const cached = cachedFirst ? renderCached() : undefined;
-    const fromScratch = renderFromScratch();
-    const cachedAfter = cached ?? renderCached();
-    if (fromScratch.value !== cachedAfter.value) throw new Error('the cached render differs from the render from scratch');
-    const compare = cpuOf(() => sameJson(configuration, previous));
-    previous = configuration;
+    const input: ModelInput = {
+      ingresses: accepted.value.accepted,
+      lookup: store,
+      settings: DEFAULT_SETTINGS,
+      defaultAnnotations: defaults,
+      endpoints,
+    };
+    const withMemo = () => cpuOf(() => buildConfiguration(input, memoized.memo).configuration);
+    const first = memoFirst ? withMemo() : undefined;
+    const model = { plain: cpuOf(() => buildConfiguration(input).configuration), memo: first ?? withMemo() };
+    if (!sameJson(model.plain.value, model.memo.value)) throw new Error('the memoized model differs from the model from scratch');
+    const written = memoized.cache.counts.written;
+    const renderMemo = () => cpuOf(() => renderNginxConf(model.memo.value, context, memoized.cache));
+    const renderFirst = memoFirst ? renderMemo() : undefined;
+    const render = { plain: cpuOf(() => renderNginxConf(model.plain.value, context, plain.cache)), memo: renderFirst ?? renderMemo() };
+    if (render.plain.value !== render.memo.value) throw new Error('the two configurations rendered different texts');
+    const compare = {
+      plain: cpuOf(() => sameJson(model.plain.value, plain.previous)).ms,
+      memo: cpuOf(() => sameJson(model.memo.value, memoized.previous)).ms,
+    };
+    plain.previous = model.plain.value;
+    memoized.previous = model.memo.value;
     return {
       acceptance: accepted.ms,
-      model: model.ms,
-      renderFromScratch: fromScratch.ms,
-      renderCached: cachedAfter.ms,
-      compare: compare.ms,
-      serversWritten: cache.counts.written - written,
+      model: { plain: model.plain.ms, memo: model.memo.ms },
+      render: { plain: render.plain.ms, memo: render.memo.ms },
+      compare,
+      serversWritten: memoized.cache.counts.written - written,
     };
   };
 
@@ -165,20 +179,31 @@ async function measureSize(ingresses: number, runs: number): Promise<SizeReport>
       gc(); // each sync pays for its own garbage
       runsOfChange.push(sync(run % 2 === 1));
     }
-    medians[change] = Object.fromEntries(
-      (Object.keys(runsOfChange[0]!) as (keyof StepCpu)[]).map((step) => [step, median(runsOfChange.map((times) => times[step]))]),
-    ) as unknown as StepCpu;
+    const of = (pick: (cpu: StepCpu) => number) => median(runsOfChange.map(pick));
+    const pair = (pick: (cpu: StepCpu) => Pair): Pair => ({ plain: of((cpu) => pick(cpu).plain), memo: of((cpu) => pick(cpu).memo) });
+    medians[change] = {
+      acceptance: of((cpu) => cpu.acceptance),
+      model: pair((cpu) => cpu.model),
+      render: pair((cpu) => cpu.render),
+      compare: pair((cpu) => cpu.compare),
+      serversWritten: of((cpu) => cpu.serversWritten),
+    };
   }
   gc();
   const { rss, heapUsed } = process.memoryUsage();
+  const memoSizes = memoized.memo.sizes;
+  (memoized as { memo?: ModelMemo }).memo = undefined;
+  gc();
   return {
     ingresses,
-    servers: previous?.servers.length ?? 0,
+    servers: memoized.previous?.servers.length ?? 0,
     runs,
     medians,
     rssBytes: rss,
     heapUsedBytes: heapUsed,
-    cacheTextBytes: cache.textBytes,
+    cacheTextBytes: memoized.cache.textBytes,
+    memoHeapBytes: heapUsed - process.memoryUsage().heapUsed,
+    memoSizes,
   };
 }
 
@@ -212,38 +237,40 @@ function applyChange(change: Change, store: Store, ingresses: Map<string, Ingres
 function printReports(reports: readonly SizeReport[]): void {
   for (const report of reports) {
     process.stdout.write(
-      `\n${figure(report.ingresses)} Ingresses (${figure(report.servers)} servers): one change, CPU ms, median of ${report.runs} runs\n\n`,
+      `\n${figure(report.ingresses)} Ingresses (${figure(report.servers)} servers): one change, CPU ms, median of ${report.runs} runs, ` +
+        'without the model memo / with it (both with the render cache)\n\n',
     );
-    const withoutCache = (cpu: StepCpu): number => cpu.acceptance + cpu.model + cpu.renderFromScratch + cpu.compare;
-    const withCache = (cpu: StepCpu): number => cpu.acceptance + cpu.model + cpu.renderCached + cpu.compare;
+    const pair = ({ plain, memo }: Pair): string => `${figure(plain, 1)} / ${figure(memo, 1)}`;
+    const sync = (cpu: StepCpu, side: keyof Pair): number => cpu.acceptance + cpu.model[side] + cpu.render[side] + cpu.compare[side];
     printTable(
       [
         'change',
         'acceptance',
         'buildConfiguration',
-        'render from scratch',
-        'render with the cache (servers written)',
+        'render (servers written)',
         'sameJson',
-        'sync without / with the cache',
-        'render with / without',
+        'sync without / with the memo',
+        'with / without',
       ],
       (Object.keys(CHANGES) as Change[]).map((change) => {
         const cpu = report.medians[change];
         return [
           CHANGES[change],
           figure(cpu.acceptance, 1),
-          figure(cpu.model, 1),
-          figure(cpu.renderFromScratch, 1),
-          `${figure(cpu.renderCached, 1)} (${figure(cpu.serversWritten)})`,
-          figure(cpu.compare, 1),
-          `${figure(withoutCache(cpu))} / ${figure(withCache(cpu))}`,
-          figure(cpu.renderCached / cpu.renderFromScratch, 2),
+          pair(cpu.model),
+          `${pair(cpu.render)} (${figure(cpu.serversWritten)})`,
+          pair(cpu.compare),
+          `${figure(sync(cpu, 'plain'))} / ${figure(sync(cpu, 'memo'))}`,
+          figure(sync(cpu, 'memo') / sync(cpu, 'plain'), 2),
         ];
       }),
     );
+    const { builtBackends, finishedBackends, servers } = report.memoSizes;
     process.stdout.write(
-      `\nafter the runs, cache held: RSS ${figure(report.rssBytes / MIB, 1)} MiB, heap used ${figure(report.heapUsedBytes / MIB, 1)} MiB, ` +
-        `the cache's text and line origins ${figure(report.cacheTextBytes / MIB, 1)} MiB\n`,
+      `\nafter the runs: RSS ${figure(report.rssBytes / MIB, 1)} MiB, heap used ${figure(report.heapUsedBytes / MIB, 1)} MiB ` +
+        `(both paths' configurations and render caches held); the memo held ${figure(report.memoHeapBytes / MIB, 1)} MiB of heap ` +
+        `(entries: ${figure(builtBackends)} built and ${figure(finishedBackends)} finished backends, ${figure(servers)} servers, ` +
+        `and a share per Ingress); the render cache's text and line origins ${figure(report.cacheTextBytes / MIB, 1)} MiB\n`,
     );
   }
 }

@@ -39,6 +39,7 @@ interface Entry {
 
 export class IngressAcceptance {
   private readonly entries = new Map<string, Entry>();
+  private readonly keys = new WeakMap<Ingress, string>();
   private settings: GlobalSettings | undefined;
 
   /** `deepInspect`: --deep-inspect. */
@@ -53,7 +54,7 @@ export class IngressAcceptance {
     const result: AcceptanceResult = { accepted: [], refused: [], warnings: [] };
     const present = new Set<string>();
     for (const ingress of served) {
-      const key = objectKey(ingress);
+      const key = this.keyOf(ingress);
       present.add(key);
       let entry = this.entries.get(key);
       if (entry?.quarantined && entry.seen === ingress) {
@@ -81,6 +82,16 @@ export class IngressAcceptance {
     if (entry === undefined || entry.seen !== ingress || entry.quarantined) return false;
     this.entries.set(key, { seen: ingress, accepted: fallback, quarantined: true });
     return true;
+  }
+
+  /** objectKey, once per object: the same string at every sync (hashed once), not a new one. */
+  private keyOf(ingress: Ingress): string {
+    let key = this.keys.get(ingress);
+    if (key === undefined) {
+      key = objectKey(ingress);
+      this.keys.set(ingress, key);
+    }
+    return key;
   }
 
   private validate(

@@ -9,6 +9,7 @@ import { objectKey, type ConfigMap, type Ingress } from '../kube/objects.js';
 import { buildConfiguration, type ModelInput } from '../model/buildConfiguration.js';
 import type { EndpointPolicy } from '../model/backends.js';
 import { defaultLocationAnnotations } from '../model/annotations/parseIngressAnnotations.js';
+import { ModelMemo } from '../model/memo/modelMemo.js';
 import { DEFAULT_SETTINGS, type GlobalSettings } from '../model/settings/globalSettings.js';
 import { classifyIgnoredKey } from '../model/settings/ingressNginxConfigMapKeys.js';
 import { parseGlobalSettings, type GlobalSettingsParseResult } from '../model/settings/parseGlobalSettings.js';
@@ -91,6 +92,8 @@ export class SyncLoop {
   private submittedSettled: Promise<unknown> = Promise.resolve();
   /** Every served Ingress at the last sync; the store replaces an object that changes, so identity tells a new version. */
   private readonly syncedIngresses = new Map<string, Ingress>();
+  /** What the last sync's model run keeps for the next: a change recomputes only what it touches (memo/modelMemo.ts). */
+  private readonly modelMemo = new ModelMemo();
   /** The model's input at the last sync: the admission webhook checks new Ingresses against it. */
   lastInput: ModelInput | undefined;
   syncs = 0;
@@ -191,7 +194,7 @@ export class SyncLoop {
       streamServices: this.options.streamServices,
       sslPassthrough: this.options.sslPassthrough,
     };
-    const result = buildConfiguration(this.lastInput);
+    const result = buildConfiguration(this.lastInput, this.modelMemo);
     for (const problem of result.problems) {
       const ingress = store.ingress(`${problem.ingress.namespace}/${problem.ingress.name}`);
       if (ingress)

@@ -6,6 +6,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { backendName, buildBackend, type EndpointPolicy, type ServiceLookup, type ServiceReference } from './backends.js';
 import { refuseSelfEndpoints } from './selfAddress.js';
 import { clusterIpEndpoint } from './serviceUpstream.js';
+import { finishedBackend } from './memo/finishedBackendMemo.js';
+import type { ModelMemo } from './memo/modelMemo.js';
 import type { Backend, Balancing, Canary, Endpoint, IngressProblem, IngressRef } from './types.js';
 
 /** An Ingress routing to a backend, with the balancing it asks for. */
@@ -21,21 +23,26 @@ export class BackendTable {
   private readonly claims = new Map<string, BalancingClaim[]>();
   private readonly canaries = new Map<string, Canary>();
   /** Backend name → why endpoints of its Service were left out. */
-  private readonly refused = new Map<string, string[]>();
+  private readonly refused = new Map<string, readonly string[]>();
 
-  /** `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's); `warnings` gets the endpoints left out. */
+  /**
+   * `unclaimed`: the balancing of backends no Ingress routes to (such as --default-backend-service's); `warnings` gets the
+   * endpoints left out; `memo`: the last run's backends, reused where they were made from the same inputs.
+   */
   constructor(
     private readonly lookup: ServiceLookup,
     private readonly unclaimed: Balancing,
     private readonly policy: EndpointPolicy,
     private readonly warnings: string[],
+    private readonly memo?: ModelMemo,
   ) {}
 
-  /** The name of the Service port's backend, built on first use; `claim` when an Ingress routes to it. */
-  add(service: ServiceReference, claim?: BalancingClaim): string {
-    const name = backendName(service);
+  /** The name of the Service port's backend (`name`, when known), built on first use; `claim` when an Ingress routes to it. */
+  add(service: ServiceReference, claim?: BalancingClaim, name = backendName(service)): string {
     if (!this.backends.has(name)) {
-      const built = buildBackend(service, this.lookup, this.unclaimed, this.policy, this.warnings);
+      const built = this.memo
+        ? this.memo.builtBackends.build(name, service, this.lookup, this.unclaimed, this.policy, this.warnings)
+        : buildBackend(service, this.lookup, this.unclaimed, this.policy, this.warnings);
       this.backends.set(name, built.backend);
       if (built.refused.length > 0) this.refused.set(name, built.refused);
     }
@@ -69,13 +76,16 @@ export class BackendTable {
       if (canary.affinityBehavior !== 'sticky' || !canaryBalancing) continue;
       balancings.set(canary.backend, { ...canaryBalancing, affinity: balancings.get(primary)?.affinity });
     }
+    const finish = this.memo ? this.memo.finishedBackends.finish.bind(this.memo.finishedBackends) : finishedBackend;
     return [...this.backends.values()]
-      .map((backend) => ({
-        ...backend,
-        endpoints: this.endpointsOf(backend, balancings.get(backend.name), problems),
-        balancing: balancings.get(backend.name) ?? backend.balancing,
-        canary: this.canaries.get(backend.name),
-      }))
+      .map((backend) =>
+        finish(
+          backend,
+          this.endpointsOf(backend, balancings.get(backend.name), problems),
+          balancings.get(backend.name) ?? backend.balancing,
+          this.canaries.get(backend.name),
+        ),
+      )
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -115,11 +125,17 @@ export class BackendTable {
   }
 
   private balancingOf(name: string, problems: IngressProblem[]): Balancing | undefined {
-    const [winner, ...others] = [...(this.claims.get(name) ?? [])].sort((a, b) => a.rank - b.rank);
+    const claims = this.claims.get(name) ?? [];
+    // Claims that all share one Balancing object (one Ingress's paths, most backends) agree: that object, no conflict.
+    const only = claims[0]?.balancing;
+    if (only !== undefined && 'affinity' in only && claims.every((claim) => claim.balancing === only)) return only;
+    const [winner, ...others] = [...claims].sort((a, b) => a.rank - b.rank);
     if (!winner) return undefined;
     // As ingress-nginx, the affinity of the oldest Ingress that asks for one; affinityScope.ts limits where its cookie is set.
     const affinity = winner.balancing.affinity ?? others.find((claim) => claim.balancing.affinity !== undefined)?.balancing.affinity;
-    const balancing: Balancing = { ...winner.balancing, affinity };
+    // The winner's own object when it is the same value: an unchanged backend then stays the same object (memo/finishedBackendMemo.ts).
+    const balancing: Balancing =
+      'affinity' in winner.balancing && winner.balancing.affinity === affinity ? winner.balancing : { ...winner.balancing, affinity };
     const told = new Set<number>([winner.rank]);
     for (const claim of others) {
       // An Ingress without affinity asks for none, and its paths set no cookie: only the other settings can conflict.

@@ -9,15 +9,15 @@ import { ingressKey, scopeAffinity } from './affinityScope.js';
 import { BackendTable, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
-import { CATCH_ALL, ingressRef, ruleHost, rulePaths, serviceRef } from './ingressRules.js';
+import { certificateSecretKey, finishServer, type DraftServer } from './finishServer.js';
+import { CATCH_ALL, ingressRef } from './ingressRules.js';
+import { ingressShare, shareDrafts } from './ingressShare.js';
 import { resolveGlobalHeaders } from './globalHeaders.js';
 import { withHostAliases } from './hostAliases.js';
-import { hostClientCertificates } from './hostClientCertificates.js';
-import { hostServerSnippet } from './hostServerSnippet.js';
-import { hostTlsCiphers } from './hostTlsCiphers.js';
 import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
-import { finalizeLocations, type DraftLocation } from './locations.js';
+import type { DraftLocation } from './locations.js';
+import type { ModelMemo } from './memo/modelMemo.js';
 import { resolveReferencedObjects } from './referencedObjects.js';
 import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
@@ -63,19 +63,16 @@ export interface ModelResult {
   configMapProblems: ConfigMapProblem[];
 }
 
-interface DraftServer {
-  hostname: string;
-  locations: DraftLocation[];
-  /** Secret chosen for this host by the oldest Ingress with spec.tls and a rule for it ('' = the default certificate), and that Ingress. */
-  tls?: { secretName: string; ingress: IngressRef };
-}
-
-export function buildConfiguration(input: ModelInput): ModelResult {
+/**
+ * `memo`: what the last run with it kept (memo/modelMemo.ts); the result is the same with or without it,
+ * and with it a run after a small change recomputes only what the change touched.
+ */
+export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
   const configMapProblems: ConfigMapProblem[] = [];
   const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
-  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings);
+  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings, memo);
 
   const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();
@@ -102,12 +99,11 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       canaries.push({ accepted, policy: annotations.canary, rank });
       continue;
     }
-    const ref = ingressRef(ingress);
+    const share = memo ? memo.shares.share(ingress) : ingressShare(ingress);
+    const { ref, ownDefault: ownService } = share;
     const claim: BalancingClaim = { rank, ingress: ref, balancing: annotations.balancing };
-    const ownDefault = ingress.spec?.defaultBackend?.service
-      ? backends.add(serviceRef(ref.namespace, ingress.spec.defaultBackend.service), claim)
-      : undefined;
-    if ((ingress.spec?.rules ?? []).length === 0 && ownDefault !== undefined) {
+    const ownDefault = ownService ? backends.add(ownService.service, claim, ownService.backend) : undefined;
+    if (share.ruleless && ownDefault !== undefined) {
       // A catch-all Ingress: the oldest one answers every unmatched host.
       if (catchAllClaimed) {
         problems.push(problem(ref, 'info', 'CatchAllIgnored', 'an older Ingress already provides the catch-all default backend'));
@@ -118,7 +114,7 @@ export function buildConfiguration(input: ModelInput): ModelResult {
     }
     const rootBackend = ownDefault ?? defaultBackend;
     // A rule host gets its server even when none of its paths routes to a Service.
-    for (const rule of ingress.spec?.rules ?? []) serverFor(ruleHost(rule), rootBackend, ref);
+    for (const host of share.ruleHosts) serverFor(host, rootBackend, ref);
     const locationAnnotations = resolveReferencedObjects(annotations.location, {
       ingress: ref,
       lookup: input.lookup,
@@ -128,15 +124,10 @@ export function buildConfiguration(input: ModelInput): ModelResult {
       backends,
       endpointGuard: input.endpoints.guard,
     });
-    for (const rulePath of rulePaths(ingress)) {
-      serverFor(rulePath.host, rootBackend, ref).locations.push({
-        path: rulePath.path,
-        type: rulePath.type,
-        backend: backends.add(rulePath.service, claim),
-        ingress: ref,
-        annotations: locationAnnotations,
-        generated: false,
-      });
+    const drafts = memo ? memo.shares.drafts(ingress, locationAnnotations) : shareDrafts(share, locationAnnotations);
+    for (const [index, rulePath] of share.paths.entries()) {
+      backends.add(rulePath.service, claim, rulePath.backend);
+      serverFor(rulePath.host, rootBackend, ref).locations.push(drafts[index]!);
     }
   }
   // After every primary location exists, so that a canary finds its primary whatever their ages.
@@ -155,19 +146,19 @@ export function buildConfiguration(input: ModelInput): ModelResult {
   const defaultCertificate = defaultCertificateOf(input, certificates, warnings);
   const finished: Server[] = [...servers.values()]
     .sort((a, b) => (a.hostname === CATCH_ALL ? -1 : b.hostname === CATCH_ALL ? 1 : a.hostname < b.hostname ? -1 : 1))
-    .map((server) => ({
-      hostname: server.hostname,
-      tls: server.tls !== undefined,
-      certificate: serverCertificate(server, input, certificates, problems),
-      locations: finalizeLocations(server.hostname, server.locations, problems),
-      ...hostClientCertificates(server.locations),
-      ...hostServerSnippet(server.hostname, server.locations, problems),
-      ...hostTlsCiphers(server.locations),
-    }));
+    .map((draft) => {
+      const secretKey = certificateSecretKey(draft);
+      const secret = secretKey === undefined ? undefined : input.lookup.secret(secretKey);
+      const { server, problems: found, certificate } = memo ? memo.servers.finish(draft, secret) : finishServer(draft, secret);
+      problems.push(...found);
+      if (certificate !== undefined) certificates.set(certificate.id, certificate);
+      return server;
+    });
   const named = withHostAliases(finished, ordered, certificates, problems);
   const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
   const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
 
+  memo?.rotate();
   return {
     configuration: {
       servers: named,
@@ -246,37 +237,6 @@ function defaultCertificateOf(input: ModelInput, certificates: Map<string, Certi
   const result = certificateFromSecret(input.lookup.secret(key), key);
   if (!result.ok) {
     warnings.push(`default SSL certificate: ${result.reason}; using the self-signed fake certificate`);
-    return undefined;
-  }
-  certificates.set(result.certificate.id, result.certificate);
-  return result.certificate.id;
-}
-
-/** The certificate named for the host, when valid for it; otherwise the default one (undefined). */
-function serverCertificate(
-  server: DraftServer,
-  input: ModelInput,
-  certificates: Map<string, Certificate>,
-  problems: IngressProblem[],
-): string | undefined {
-  if (!server.tls?.secretName) return undefined;
-  const key = `${server.tls.ingress.namespace}/${server.tls.secretName}`;
-  const secret = input.lookup.secret(key);
-  const result = certificateFromSecret(secret, key);
-  if (!result.ok) {
-    const reason = secret === undefined ? 'MissingTLSSecret' : 'InvalidTLSSecret';
-    problems.push(problem(server.tls.ingress, 'warning', reason, `${result.reason}; host ${server.hostname} gets the default certificate`));
-    return undefined;
-  }
-  if (!certificateCoversHost(result.certificate, server.hostname)) {
-    problems.push(
-      problem(
-        server.tls.ingress,
-        'warning',
-        'CertificateHostMismatch',
-        `certificate in ${key} does not cover ${server.hostname} (it covers ${result.certificate.hosts.join(', ') || 'no names'}); host gets the default certificate`,
-      ),
-    );
     return undefined;
   }
   certificates.set(result.certificate.id, result.certificate);

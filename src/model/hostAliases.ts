@@ -36,6 +36,8 @@ export function withHostAliases(
     const coveredBy = (hostname: string): HostAlias => ({ hostname, certificate: coveringCertificate(server, hostname, certificates) });
     const aliases = (aliasesByHost.get(server.hostname) ?? []).map(coveredBy);
     const redirectFrom = wwwRedirectName(server, hosts, aliasNames, problems);
+    // Without either, the server itself: an unchanged one stays the same object from run to run (memo/serverMemo.ts).
+    if (aliases.length === 0 && redirectFrom === undefined) return server;
     return {
       ...server,
       ...(aliases.length > 0 ? { aliases } : {}),

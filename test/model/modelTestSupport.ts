@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { ConfigMap, EndpointSlice, Ingress, Secret, Service } from '../../src/kube/objects.js';
 import { parseIngressAnnotations } from '../../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration, type AcceptedIngress, type ModelInput } from '../../src/model/buildConfiguration.js';
+import type { ModelMemo } from '../../src/model/memo/modelMemo.js';
 import { DEFAULT_SETTINGS } from '../../src/model/settings/globalSettings.js';
 import type { IngressAnnotations, LocationAnnotations } from '../../src/model/types.js';
 
@@ -101,15 +102,19 @@ export const ALLOW_ALL_ENDPOINTS: ModelInput['endpoints'] = {
   externalNames: true,
 };
 
-export function build(ingresses: AcceptedIngress[], lookup = world(), extra: Partial<ModelInput> = {}) {
-  return buildConfiguration({
-    ingresses,
-    lookup,
-    settings: DEFAULT_SETTINGS,
-    defaultAnnotations: DEFAULT_ANNOTATIONS.location,
-    endpoints: ALLOW_ALL_ENDPOINTS,
-    ...extra,
-  });
+/** `memo`: the memo of earlier runs (memo/modelMemo.ts). */
+export function build(ingresses: AcceptedIngress[], lookup = world(), extra: Partial<ModelInput> = {}, memo?: ModelMemo) {
+  return buildConfiguration(
+    {
+      ingresses,
+      lookup,
+      settings: DEFAULT_SETTINGS,
+      defaultAnnotations: DEFAULT_ANNOTATIONS.location,
+      endpoints: ALLOW_ALL_ENDPOINTS,
+      ...extra,
+    },
+    memo,
+  );
 }
 
 export const locationsOf = (result: ReturnType<typeof build>, host: string) =>

@@ -29,8 +29,14 @@ const SERVER_DEPTH = 1;
 
 interface CachedServer {
   readonly key: string;
-  /** The backends the server's renderers looked up, as they were then (renderedBackend's JSON; undefined: not in the configuration). */
-  readonly backends: ReadonlyArray<readonly [name: string, json: string | undefined]>;
+  /** The Server it was written from, and whether it took the listeners' default: the same object needs no key. */
+  readonly server: Server;
+  readonly takesListenersDefault: boolean;
+  /**
+   * The backends the server's renderers looked up, as they were then (renderedBackend's JSON; undefined: not in the
+   * configuration), and the Backend object read: the same object needs no JSON.
+   */
+  readonly backends: ReadonlyArray<readonly [name: string, json: string | undefined, read: Backend | undefined]>;
   readonly piece: ConfigPiece;
   readonly origins: OriginTable;
 }
@@ -98,10 +104,18 @@ export class ServerTextRender {
     scope: RenderScope,
     write: (block: ConfigBuilder, scope: RenderScope) => void,
   ): void {
-    const key = digest(JSON.stringify([serverKeyValue(server), takesListenersDefault]));
     let cached = this.#previous.get(server.hostname);
-    if (cached === undefined || cached.key !== key || !cached.backends.every(([name, was]) => this.#backendJsonOf(name, scope) === was)) {
-      cached = this.#write(key, scope, write);
+    // The model keeps an unchanged server (and backend) the same object from sync to sync (src/model/memo/): its key holds.
+    const key =
+      cached?.server === server && cached.takesListenersDefault === takesListenersDefault
+        ? cached.key
+        : digest(JSON.stringify([serverKeyValue(server), takesListenersDefault]));
+    if (
+      cached === undefined ||
+      cached.key !== key ||
+      !cached.backends.every(([name, was, read]) => scope.backends.get(name) === read || this.#backendJsonOf(name, scope) === was)
+    ) {
+      cached = this.#write(key, server, takesListenersDefault, scope, write);
       this.#counts.written++;
     } else this.#counts.reused++;
     this.#next.set(server.hostname, cached);
@@ -112,7 +126,13 @@ export class ServerTextRender {
     this.#commit(this.#next);
   }
 
-  #write(key: string, scope: RenderScope, write: (block: ConfigBuilder, scope: RenderScope) => void): CachedServer {
+  #write(
+    key: string,
+    server: Server,
+    takesListenersDefault: boolean,
+    scope: RenderScope,
+    write: (block: ConfigBuilder, scope: RenderScope) => void,
+  ): CachedServer {
     const read = new Set<string>();
     const backends: BackendLookup = {
       get: (name) => {
@@ -123,7 +143,14 @@ export class ServerTextRender {
     const origins = new OriginTable();
     const { root, finish } = ConfigBuilder.writingPiece(SERVER_DEPTH);
     write(root, { ...scope, backends, origins });
-    return { key, backends: [...read].map((name) => [name, this.#backendJsonOf(name, scope)] as const), piece: finish(), origins };
+    return {
+      key,
+      server,
+      takesListenersDefault,
+      backends: [...read].map((name) => [name, this.#backendJsonOf(name, scope), scope.backends.get(name)] as const),
+      piece: finish(),
+      origins,
+    };
   }
 
   #backendJsonOf(name: string, scope: RenderScope): string | undefined {

@@ -34,7 +34,7 @@ export function sharedServerBlocks(configuration: Configuration, defaultServer: 
   const names = new Map<Server, string[]>();
   const kept: Server[] = [];
   for (const server of servers) {
-    const body = server === defaultServer ? undefined : shareableBody(server, settings);
+    const body = server === defaultServer ? undefined : knownBody(server, settings);
     const first = body === undefined ? undefined : firstByBody.get(body);
     if (first === undefined) {
       if (body !== undefined) firstByBody.set(body, server);
@@ -45,8 +45,23 @@ export function sharedServerBlocks(configuration: Configuration, defaultServer: 
   return kept.map((server) => {
     const more = names.get(server);
     if (more === undefined) return server;
-    return { ...server, aliases: more.map((hostname) => ({ hostname, certificate: server.certificate })) };
+    // The same object as last render when nothing changed: the server text cache then passes it at once.
+    const last = SHARED.get(server);
+    if (last !== undefined && sameNames(last, more)) return last;
+    const shared = { ...server, aliases: more.map((hostname) => ({ hostname, certificate: server.certificate })) };
+    SHARED.set(server, shared);
+    return shared;
   });
+}
+
+/** The block last written for a Server object (the model keeps unchanged servers as the same object). */
+const SHARED = new WeakMap<Server, Server>();
+/** A Server object's shareableBody, with the settings it was found with. */
+const BODIES = new WeakMap<Server, { readonly settings: Configuration['settings']; readonly body: string | undefined }>();
+
+function sameNames(shared: Server, names: readonly string[]): boolean {
+  const aliases = shared.aliases ?? [];
+  return aliases.length === names.length && aliases.every((alias, index) => alias.hostname === names[index]);
 }
 
 /** Whether nothing of the whole configuration may read $server_name or write a server's text from a snippet. */
@@ -55,6 +70,14 @@ function mayShare(configuration: Configuration): boolean {
   if (settings.serverSnippet !== undefined || settings.locationSnippet !== undefined) return false;
   if (JSON.stringify(settings).includes(SERVER_NAME)) return false;
   return !backends.some((backend: Backend) => backend.balancing.hashBy?.key.includes(SERVER_NAME) === true);
+}
+
+function knownBody(server: Server, settings: Configuration['settings']): string | undefined {
+  const known = BODIES.get(server);
+  if (known !== undefined && known.settings === settings) return known.body;
+  const body = shareableBody(server, settings);
+  BODIES.set(server, { settings, body });
+  return body;
 }
 
 /** The server as its block is written, without its name; undefined when it must keep a block of its own. */

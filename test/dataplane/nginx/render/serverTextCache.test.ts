@@ -4,213 +4,19 @@
 // syncs (store, acceptance, model), then rendered with the cache and without;
 // the two nginx.conf texts and their lines' origins must be the same.
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
 import { test } from 'node:test';
 import { IngressAcceptance } from '../../../../src/controller/ingressAcceptance.js';
 import { originOfLine, type OriginTable, type TracedConfig } from '../../../../src/dataplane/nginx/render/configOrigins.js';
 import { renderTracedNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { ServerTextCache } from '../../../../src/dataplane/nginx/render/serverTextCache.js';
-import type { EndpointSlice, Ingress, Secret, Service } from '../../../../src/kube/objects.js';
-import { parseIngressAnnotations } from '../../../../src/model/annotations/parseIngressAnnotations.js';
 import { buildConfiguration } from '../../../../src/model/buildConfiguration.js';
-import { parseGlobalSettings } from '../../../../src/model/settings/parseGlobalSettings.js';
-import { SERVICE_NAME_LABEL, Store } from '../../../../src/store/store.js';
-import { selfSignedCertificate, type TestCertificate } from '../../../support/tlsSecrets.js';
-import { TEST_STORE_SETTINGS } from '../../../support/watchCluster.js';
+import { ModelMemo } from '../../../../src/model/memo/modelMemo.js';
+import { PREFIX, RandomCluster } from '../../../support/randomCluster.js';
+import { selfSignedCertificate } from '../../../support/tlsSecrets.js';
 import { testContext } from './fixtures.js';
 
 const SEED = 18;
 const STEPS = 300;
-const NAMESPACE = 'app';
-const PREFIX = TEST_STORE_SETTINGS.annotationsPrefix;
-const HOSTS = ['a.test.example', 'b.test.example', 'c.test.example', 'www.d.test.example', 'd.test.example', 'other.example'];
-const SERVICES = ['svc-0', 'svc-1', 'svc-2', 'svc-3'];
-const SECRETS = ['tls-0', 'tls-1'];
-const PATHS = ['/', '/api', '/static', '/v1/.+', '/exact'];
-/** Annotations one Ingress may carry (names without the prefix): each shapes some part of its servers' text. */
-const ANNOTATIONS: ReadonlyArray<Record<string, string>> = [
-  {},
-  { 'rewrite-target': '/' },
-  { 'ssl-redirect': 'false' },
-  { 'load-balance': 'ewma' },
-  { 'enable-cors': 'true', 'cors-allow-origin': 'https://x.example' },
-  { 'custom-http-errors': '503', 'default-backend': 'svc-1' },
-  { canary: 'true', 'canary-weight': '20' },
-  { affinity: 'cookie' },
-  { 'from-to-www-redirect': 'true' },
-  { 'server-alias': 'alias.test.example' },
-  { 'limit-rps': '5' },
-  { 'use-regex': 'true' },
-  { 'proxy-read-timeout': '30' },
-  { 'whitelist-source-range': '10.0.0.0/8' },
-  { 'permanent-redirect': 'https://moved.example' },
-  { 'backend-protocol': 'GRPC' },
-];
-/** ConfigMap data the settings take, one at a time. */
-const SETTINGS: ReadonlyArray<Record<string, string>> = [
-  {},
-  { hsts: 'false' },
-  { 'ssl-redirect': 'false' },
-  { 'load-balance': 'ewma' },
-  { 'custom-http-errors': '404,503' },
-  { 'proxy-body-size': '8m' },
-  { 'use-http2': 'false' },
-  { 'enable-brotli': 'true' },
-];
-
-/** mulberry32: a seeded run is the same run every time. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-class RandomCluster {
-  readonly store = new Store(TEST_STORE_SETTINGS);
-  settingsData: Record<string, string> = {};
-  defaultBackendService: string | undefined;
-  readonly #next: () => number;
-  readonly #certificates: readonly TestCertificate[];
-  #version = 0;
-  #created = 0;
-  readonly #ingresses = new Map<string, Ingress>();
-
-  constructor(seed: number, certificates: readonly TestCertificate[]) {
-    this.#next = random(seed);
-    this.#certificates = certificates;
-    this.store.sink('IngressClass').replace([
-      {
-        metadata: { name: TEST_STORE_SETTINGS.ingressClass, resourceVersion: '1' },
-        spec: { controller: TEST_STORE_SETTINGS.controllerClass },
-      },
-    ]);
-    for (const name of SERVICES) {
-      this.#putService(name, 80);
-      this.#putEndpoints(name, 2);
-    }
-    for (const name of SECRETS) this.#putSecret(name);
-    for (let i = 0; i < 8; i++) this.#putIngress(`ing-${i}`);
-  }
-
-  /** One random change; returns what it was, for the assertion's message. */
-  change(): string {
-    const pick = this.#next();
-    const ingresses = [...this.#ingresses.keys()];
-    if (pick < 0.2 || ingresses.length === 0) return this.#putIngress(`ing-${this.#created}`);
-    if (pick < 0.45) return this.#putIngress(this.#one(ingresses), 'edit');
-    if (pick < 0.55) {
-      const name = this.#one(ingresses);
-      this.store.sink('Ingress').remove(this.#ingresses.get(name)!);
-      this.#ingresses.delete(name);
-      return `delete Ingress ${name}`;
-    }
-    if (pick < 0.7) return this.#putEndpoints(this.#one(SERVICES), this.#integer(4));
-    if (pick < 0.78) {
-      const name = this.#one(SERVICES);
-      if (this.#next() < 0.3) {
-        this.store.sink('Service').remove(this.#service(name, 80));
-        return `delete Service ${name}`;
-      }
-      return this.#putService(name, this.#next() < 0.5 ? 80 : 8080);
-    }
-    if (pick < 0.86) return this.#putSecret(this.#one(SECRETS));
-    if (pick < 0.95) {
-      this.settingsData = { ...this.#one(SETTINGS), ...this.#one(SETTINGS) };
-      return `settings ${JSON.stringify(this.settingsData)}`;
-    }
-    this.defaultBackendService = this.defaultBackendService === undefined ? `${NAMESPACE}/${this.#one(SERVICES)}` : undefined;
-    return `default backend ${this.defaultBackendService ?? 'none'}`;
-  }
-
-  #putIngress(name: string, verb = 'add'): string {
-    const created =
-      this.#ingresses.get(name)?.metadata?.creationTimestamp ?? new Date(Date.UTC(2026, 0, 1, 0, 0, this.#created++)).toISOString();
-    const hosts = this.#next() < 0.1 ? [undefined] : [this.#one(HOSTS), ...(this.#next() < 0.3 ? [this.#one(HOSTS)] : [])];
-    const annotations = { ...this.#one(ANNOTATIONS), ...(this.#next() < 0.3 ? this.#one(ANNOTATIONS) : {}) };
-    const ingress: Ingress = {
-      metadata: {
-        name,
-        namespace: NAMESPACE,
-        resourceVersion: String(++this.#version),
-        creationTimestamp: created,
-        annotations: Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`${PREFIX}/${key}`, value])),
-      },
-      spec: {
-        ingressClassName: TEST_STORE_SETTINGS.ingressClass,
-        ...(this.#next() < 0.15 ? { defaultBackend: { service: { name: this.#one(SERVICES), port: { number: 80 } } } } : {}),
-        ...(this.#next() < 0.4 ? { tls: [{ hosts: hosts.filter((host) => host !== undefined), secretName: this.#one(SECRETS) }] } : {}),
-        rules: hosts.map((host) => ({
-          host,
-          http: {
-            paths: Array.from({ length: 1 + this.#integer(3) }, () => ({
-              path: this.#one(PATHS),
-              pathType: this.#one(['Prefix', 'Exact', 'ImplementationSpecific'] as const),
-              backend: { service: { name: this.#one(SERVICES), port: { number: this.#next() < 0.9 ? 80 : 8080 } } },
-            })),
-          },
-        })),
-      },
-    };
-    this.#ingresses.set(name, ingress);
-    this.store.sink('Ingress').upsert(ingress);
-    return `${verb} Ingress ${name} ${JSON.stringify(ingress.spec)} ${JSON.stringify(annotations)}`;
-  }
-
-  #service(name: string, port: number): Service {
-    return {
-      metadata: { name, namespace: NAMESPACE, resourceVersion: String(++this.#version) },
-      spec: { ports: [{ name: 'http', port }] },
-    };
-  }
-
-  #putService(name: string, port: number): string {
-    this.store.sink('Service').upsert(this.#service(name, port));
-    return `Service ${name} on port ${port}`;
-  }
-
-  #putEndpoints(service: string, count: number): string {
-    const slice: EndpointSlice = {
-      metadata: {
-        name: `${service}-x`,
-        namespace: NAMESPACE,
-        labels: { [SERVICE_NAME_LABEL]: service },
-        resourceVersion: String(++this.#version),
-      },
-      addressType: 'IPv4',
-      endpoints: Array.from({ length: count }, () => ({ addresses: [`10.0.0.${1 + this.#integer(200)}`], conditions: { ready: true } })),
-      ports: [{ name: 'http', port: 8080 }],
-    };
-    this.store.sink('EndpointSlice').upsert(slice);
-    return `${count} endpoints for ${service}`;
-  }
-
-  #putSecret(name: string): string {
-    const certificate = this.#one(this.#certificates);
-    const secret: Secret = {
-      metadata: { name, namespace: NAMESPACE, resourceVersion: String(++this.#version) },
-      type: 'kubernetes.io/tls',
-      data: {
-        'tls.crt': Buffer.from(certificate.certificatePem).toString('base64'),
-        'tls.key': Buffer.from(certificate.keyPem).toString('base64'),
-      },
-    };
-    this.store.sink('Secret').upsert(secret);
-    return `Secret ${name} holds ${certificate.certificatePem.length}`;
-  }
-
-  #one<T>(values: readonly T[]): T {
-    return values[this.#integer(values.length)] as T;
-  }
-
-  #integer(below: number): number {
-    return Math.floor(this.#next() * below);
-  }
-}
 
 function origins(config: TracedConfig, table: OriginTable): string {
   return Array.from({ length: config.lineOrigins.length }, (_, line) => JSON.stringify(originOfLine(config, table, line + 1))).join('\n');
@@ -222,21 +28,13 @@ test('a render with the cache writes what a render from scratch writes, after ea
   const acceptance = new IngressAcceptance(PREFIX);
   const context = testContext();
   const cache = new ServerTextCache();
+  const memo = new ModelMemo();
   let written = 0;
   let reused = 0;
   for (let step = 0; step <= STEPS; step++) {
     const change = step === 0 ? 'the first sync' : cluster.change();
-    const { settings } = parseGlobalSettings(cluster.settingsData, { cpus: availableParallelism() });
-    const defaults = parseIngressAnnotations(undefined, { prefix: PREFIX, settings });
-    assert.ok(defaults.ok);
-    const { configuration } = buildConfiguration({
-      ingresses: acceptance.update(cluster.store.ingresses(), settings).accepted,
-      lookup: cluster.store,
-      settings,
-      defaultAnnotations: defaults.value.location,
-      defaultBackendService: cluster.defaultBackendService,
-      endpoints: { guard: { porticoPorts: [], interfaceAddresses: [], refuseLoopbackEverywhere: false }, externalNames: true },
-    });
+    // With the model's memo, as the sync loop builds it: unchanged servers and backends are the same objects.
+    const { configuration } = buildConfiguration(cluster.modelInput(acceptance), memo);
     const fromScratch = renderTracedNginxConf(configuration, context);
     const before = { ...cache.counts };
     const cached = renderTracedNginxConf(configuration, context, cache);
