@@ -166,18 +166,6 @@ export class ConfigBuilder {
     );
   }
 
-  /** How many directives and blocks this block (not the blocks it holds) has so far: a place among them. */
-  get directiveCount(): number {
-    if (this.#writer !== undefined) return this.#writer.directiveCount;
-    return this.nodes.filter((node) => node.kind === 'directive').length;
-  }
-
-  /** The names of this block's directives and blocks from the place `from` (a directiveCount) on, in order. */
-  directiveNames(from: number): readonly string[] {
-    if (this.#writer !== undefined) return this.#writer.directiveNames(from);
-    return this.nodes.flatMap((node) => (node.kind === 'directive' ? [node.name] : [])).slice(from);
-  }
-
   /** Whether this block (not the blocks it holds) has verbatim lines (a snippet may set any directive). */
   hasVerbatim(): boolean {
     if (this.#writer !== undefined) return this.#writer.hasVerbatim;

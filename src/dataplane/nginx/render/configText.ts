@@ -223,16 +223,6 @@ export class ConfigTextWriter {
     return this.#names.some((written, index) => written === name && (first === undefined || this.#firsts[index] === first));
   }
 
-  /** How many directives (and blocks) were written here so far. */
-  get directiveCount(): number {
-    return this.#names.length;
-  }
-
-  /** The names of the directives (and blocks) written here from the `from`th on. */
-  directiveNames(from: number): readonly string[] {
-    return this.#names.slice(from);
-  }
-
   /** Whether verbatim lines (a snippet) were written here. */
   get hasVerbatim(): boolean {
     return this.#verbatim;

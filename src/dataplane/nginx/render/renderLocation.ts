@@ -7,7 +7,7 @@ import type { Backend, BackendProtocol, Location, LocationAnnotations, Server } 
 import type { GlobalSettings } from '../../../model/settings/globalSettings.js';
 import { defaultLocationAnnotations } from '../../../model/annotations/parseIngressAnnotations.js';
 import { normalizePrefix } from '../../../model/locations.js';
-import { captureTemplate, describeValue, literal, raw, type Argument } from './arguments.js';
+import { captureTemplate, describeValue, ifEquals, literal, raw, type Argument } from './arguments.js';
 import type { ConfigBuilder } from './configBuilder.js';
 import { passesClientCertificateHeaders, renderClientCertificateHeaders } from './renderClientCertificates.js';
 import { renderLocationErrorPages } from './renderErrorPages.js';
@@ -37,10 +37,10 @@ import type { LuaCall } from './luaCall.js';
 import { monitorLogCalls } from './renderMonitor.js';
 import { renderLocationRateLimits } from './renderRateLimits.js';
 import { renderLocationLogs } from './renderLocationLogs.js';
-import { renderLocationRedirects } from './renderRedirects.js';
-import { renderHttpsRedirect, renderHttpsRedirectReturn, requireLuaRedirectFirst } from './renderHttpsRedirect.js';
+import { httpsRedirectLocation, renderLocationRedirects } from './renderRedirects.js';
 import type { RenderScope } from './renderScope.js';
 import { CATCH_ALL_HOSTNAME } from './serverNames.js';
+import { HttpVariable } from './variables.js';
 import { setLocationLogVariables } from './renderLogVariables.js';
 
 export function renderLocations(server: ConfigBuilder, model: Server, scope: RenderScope): void {
@@ -111,9 +111,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   const accessChecks: LuaCall[] = [];
   renderAuthentication(body, location.annotations, accessChecks);
   renderLocationRedirects(body, location.annotations.redirects);
-  const luaRedirect = redirectsToHttps(location, server, scope.configuration.settings)
-    ? renderHttpsRedirect(body, location, scope)
-    : undefined;
+  if (redirectsToHttps(location, server, scope.configuration.settings)) renderHttpsRedirect(body, location, scope);
   renderExternalAuthCheck(body, location, server, scope, accessChecks);
   renderCorsHeaders(body, location, server, scope);
   if (accessChecks.length > 0) body.luaBlock('access_by_lua_block', ...accessChecks);
@@ -128,7 +126,7 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
   if (location.backend === undefined) body.directive('return', raw.integer(404));
   else {
     renderMirror(body, location);
-    const headersInherited = renderProxy(body, location, backend, server, scope, { rewriteFirst: luaRedirect?.call });
+    const headersInherited = renderProxy(body, location, backend, server, scope);
     const { module } = upstreamProtocol(location.annotations.backendProtocol);
     // FastCGI has no request headers of nginx's making (the client's reach it as HTTP_* parameters).
     if (module !== 'fastcgi') renderClientCertificateHeaders(body, server, module);
@@ -136,7 +134,6 @@ function renderLocationBody(body: ConfigBuilder, location: Location, server: Ser
     if (headersInherited && setsOwnHeaders(body))
       throw new Error(`location ${describeValue(location.path)} left its headers to the http block but sets one`);
   }
-  if (luaRedirect !== undefined) requireLuaRedirectFirst(body, luaRedirect, location);
 }
 
 /** Denied addresses first, then the allowlist (nginx checks in order, first match wins). */
@@ -152,6 +149,21 @@ export function redirectsToHttps(location: Location, server: Server, settings: G
   const { rewrite } = location.annotations;
   const wanted = (server.tls && rewrite.sslRedirect) || rewrite.forceSslRedirect;
   return wanted && !settings.noTlsRedirectLocations.some((prefix) => location.path.startsWith(prefix));
+}
+
+const REDIRECT_CODES: ReadonlySet<number> = new Set([301, 302, 307, 308]);
+
+function renderHttpsRedirect(body: ConfigBuilder, location: Location, scope: RenderScope): void {
+  body.block('if', ifEquals(HttpVariable.passAccessScheme, 'http'), (branch) =>
+    renderHttpsRedirectReturn(branch, location.annotations.redirects, scope),
+  );
+}
+
+/** The `return` of the redirect to HTTPS, with the ConfigMap's http-redirect-code (also the pending routes'). */
+function renderHttpsRedirectReturn(body: ConfigBuilder, redirects: LocationAnnotations['redirects'], scope: RenderScope): void {
+  const code = scope.configuration.settings.httpRedirectCode;
+  if (!REDIRECT_CODES.has(code)) throw new Error(`invalid http-redirect-code: ${describeValue(code)}`);
+  body.directive('return', raw.integer(code), httpsRedirectLocation(redirects, scope.context.ports.https));
 }
 
 /** The nginx module: its directives are `<module>_pass`, `<module>_connect_timeout`...; fastcgi_pass takes no scheme. */
@@ -219,15 +231,14 @@ export function renderPendingRoutes(server: ConfigBuilder, scope: RenderScope): 
     renderLocationSnippet(body, scope.configuration.settings);
     const catchAll = scope.configuration.servers.find((server) => server.hostname === CATCH_ALL_HOSTNAME);
     // A pending host's backend may be ewma's: its log hook returns at once for the others.
-    renderProxy(body, plain, undefined, catchAll, scope, { balancerFeedback: true });
+    renderProxy(body, plain, undefined, catchAll, scope, true);
   });
 }
 
 /**
  * `backend` is undefined for a name the model does not list: the balancer answers 503 for it.
  * `server` is the location's (undefined: the pending routes' without a catch-all server).
- * `hooks.balancerFeedback`: whether ewma's log hook is needed; by default, whether the backend or its canary is ewma's.
- * `hooks.rewriteFirst`: a call the rewrite_by_lua_block runs first (the HTTPS redirect, renderHttpsRedirect.ts).
+ * `balancerFeedback`: whether ewma's log hook is needed; by default, whether the backend or its canary is ewma's.
  * Directives whose value the location inherits from the http block are left out (renderProxyInheritance.ts);
  * returns whether its request headers are.
  */
@@ -237,7 +248,7 @@ function renderProxy(
   backend: Backend | undefined,
   server: Server | undefined,
   scope: RenderScope,
-  hooks: { readonly balancerFeedback?: boolean; readonly rewriteFirst?: LuaCall } = {},
+  balancerFeedback?: boolean,
 ): boolean {
   const { annotations } = location;
   const { settings } = scope.configuration;
@@ -253,16 +264,15 @@ function renderProxy(
   // First: its `return 503` (an unusable proxy-ssl-secret or FastCGI ConfigMap) must come before a `rewrite ... break`.
   if (module === 'fastcgi') renderFastCgi(body, annotations.fastCgi);
   else renderBackendTls(body, annotations.backendTls, module, tlsScheme ?? 'http', scope.context);
-  // The rewrite module's directives (an `if` redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
+  // The rewrite module's directives (the redirect above, this rewrite) run before any rewrite_by_lua in the rewrite phase.
   if (annotations.rewrite.target !== undefined) {
     body.directive('rewrite', literal(rewriteRegex(location)), captureTemplate(annotations.rewrite.target), raw.keyword('break'));
   }
   const canary = backend?.canary === undefined ? undefined : scope.backends.get(backend.canary.backend);
   renderBalancerHooks(body, {
     plainHttpUpstream: scheme === 'http',
-    balancerFeedback: hooks.balancerFeedback ?? needsBalancerFeedback([backend, canary]),
+    balancerFeedback: balancerFeedback ?? needsBalancerFeedback([backend, canary]),
     logCalls: monitorLogCalls(scope.context),
-    rewriteFirst: hooks.rewriteFirst,
   });
   write('client_max_body_size', raw.size(annotations.proxy.bodySize));
   // The http block has proxy_'s only.

@@ -39,7 +39,6 @@ const LuaHook = {
     luaBind('portico.external_auth'),
     luaBind('portico.authentication'),
     luaBind('portico.worker_malloc'),
-    luaBind('portico.https_redirect'),
     keepAliveDrainBind,
     luaCall('portico.balancer', 'init', {
       status_port: context.ports.status,
@@ -127,8 +126,6 @@ export interface BalancerHooks {
   readonly balancerFeedback: boolean;
   /** The request metrics' calls (renderMonitor.ts). */
   readonly logCalls: readonly LuaCall[];
-  /** Run first in the rewrite phase, whatever the upstream (the HTTPS redirect, renderHttpsRedirect.ts). */
-  readonly rewriteFirst?: LuaCall | undefined;
 }
 
 /**
@@ -139,12 +136,7 @@ export interface BalancerHooks {
  * costs every request.
  */
 export function renderBalancerHooks(location: ConfigBuilder, hooks: BalancerHooks): void {
-  // nginx takes one rewrite_by_lua_block per location.
-  const rewrite = [
-    ...(hooks.rewriteFirst === undefined ? [] : [hooks.rewriteFirst]),
-    ...(hooks.plainHttpUpstream ? [] : [LuaHook.rewrite]),
-  ];
-  if (rewrite.length > 0) location.luaBlock('rewrite_by_lua_block', ...rewrite);
+  if (!hooks.plainHttpUpstream) location.luaBlock('rewrite_by_lua_block', LuaHook.rewrite);
   const log = [...(hooks.balancerFeedback ? [LuaHook.log] : []), ...hooks.logCalls];
   if (log.length > 0) location.luaBlock('log_by_lua_block', ...log);
 }

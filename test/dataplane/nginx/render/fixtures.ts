@@ -136,6 +136,3 @@ export const EWMA_BALANCER_HOOKS = [['log_by_lua_block', 'portico_balancer.log()
 
 /** With a TLS or gRPC upstream, which the no-endpoints server does not speak, Lua answers 503 in the rewrite phase. */
 export const REWRITE_BALANCER_HOOKS = [['rewrite_by_lua_block', 'portico_balancer.rewrite()']];
-
-/** The Lua redirect of plain HTTP to HTTPS (renderHttpsRedirect.ts) of a proxied TLS location, with the default http-redirect-code. */
-export const HTTPS_REDIRECT_CALL = 'portico_https_redirect.rewrite({ code = 308 })';

@@ -58,7 +58,6 @@ describe('monitor hook', () => {
       'portico_certificate',
       'portico_configuration',
       'portico_external_auth',
-      'portico_https_redirect',
       'portico_keepalive_drain',
       'portico_monitor',
       'portico_routes',

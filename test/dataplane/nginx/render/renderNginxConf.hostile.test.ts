@@ -13,7 +13,7 @@ import type {
   Configuration,
   Server,
 } from '../../../../src/model/types.js';
-import { annotations, backend, certificate, configuration, ingressRef, location, server, HTTPS_REDIRECT_CALL } from './fixtures.js';
+import { annotations, backend, certificate, configuration, ingressRef, location, server, BALANCER_HOOKS } from './fixtures.js';
 import { missingNginx, nginxSyntaxCheck } from './nginxPrefix.js';
 import { createClientCertificateAuthority } from '../../../support/clientCertificateAuthority.js';
 import { matchLimited } from '../../../../src/dataplane/nginx/render/regex.js';
@@ -41,7 +41,6 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
     'portico_external_auth = require("portico.external_auth")',
     'portico_authentication = require("portico.authentication")',
     'portico_worker_malloc = require("portico.worker_malloc")',
-    'portico_https_redirect = require("portico.https_redirect")',
     'portico_keepalive_drain = require("portico.keepalive_drain")',
     'portico_balancer.init({ status_port = 10246, portico_ports = { 80, 443, 8181, 10246 }, refuse_loopback = false })',
   ],
@@ -51,7 +50,6 @@ const EXPECTED_LUA: ReadonlyArray<readonly string[]> = [
   ['ssl_certificate_by_lua_block', 'portico_certificate.call()'],
   ['ssl_client_hello_by_lua_block', 'portico_certificate.client_hello()'],
   ['rewrite_by_lua_block', 'portico_balancer.rewrite()'],
-  ['rewrite_by_lua_block', HTTPS_REDIRECT_CALL],
   ['log_by_lua_block', 'portico_balancer.log()'],
   ['content_by_lua_block', 'portico_configuration.handle_backends()'],
   ['content_by_lua_block', 'portico_configuration.handle_certificates()'],
@@ -188,10 +186,8 @@ describe('hostile values in user-controlled fields', () => {
     assert.equal(count('ssl_certificate_by_lua_block'), verifying.length);
     // The catch-all's routes of hosts nginx.conf does not have yet.
     assert.equal(count('server_rewrite_by_lua_block'), 1);
-    // Plain HTTP upstreams only: the balancer phase decides everything. The TLS hosts' proxied
-    // locations redirect plain HTTP from Lua, the others from an `if` (renderHttpsRedirect.ts).
-    assert.ok(count('rewrite_by_lua_block') > 0);
-    assert.ok(blocks.every(([name, ...body]) => name !== 'rewrite_by_lua_block' || body.join() === HTTPS_REDIRECT_CALL));
+    // Plain HTTP upstreams only: the balancer phase decides everything.
+    assert.equal(count('rewrite_by_lua_block'), 0);
     // Round robin backends only: nothing to do in the log phase, except in the
     // catch-all's pending-route location, whose backends may be ewma's.
     assert.equal(count('log_by_lua_block'), 1);
@@ -242,8 +238,7 @@ describe('hostile values in user-controlled fields', () => {
       });
       // An unknown backend goes to Lua, which sends it to the no-endpoints server (503).
       assert.deepEqual(argsOf(exact, 'return'), []);
-      // A TLS host: its HTTPS redirect, no balancer hook (a plain HTTP upstream).
-      assert.deepEqual(luaBlocks([exact]), [['rewrite_by_lua_block', HTTPS_REDIRECT_CALL]]);
+      assert.deepEqual(luaBlocks([exact]), BALANCER_HOOKS);
       assert.deepEqual(argsOf(exact, 'proxy_pass'), [['http://upstream_balancer']]);
 
       const prefix = locationOf(host, `/prefix/${value}/`);

@@ -4,7 +4,7 @@
 // spec wants, the request passed unchanged, redirects, HSTS, certificates by
 // SNI, 404/503, the status server, and an endpoint change without a reload.
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
@@ -172,37 +172,6 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     assert.equal(echo(secure).headers['x-forwarded-proto'], 'https');
   });
 
-  test("the Lua redirect of a proxied location answers as the `if` of one without a backend, and logs the location's backend", async () => {
-    assert.match(renderNginxConf(config, context), /portico_https_redirect\.rewrite/);
-    const host = `secure.example.com:${context.ports.http}`;
-    const comparable = (reply: Reply): object => {
-      const { date, ...headers } = reply.headers;
-      assert.ok(date !== undefined);
-      return { status: reply.status, headers, body: reply.body };
-    };
-    // The request URI loses one trailing "/" (its very last character only, as ingress-nginx).
-    for (const path of ['/x/?q=1', '/x/y/', '/x']) {
-      const fromLua = await get(context.ports.http, host, `/p${path}`);
-      const fromIf = await get(context.ports.http, host, `/unserved${path}`);
-      assert.equal(fromLua.status, 308);
-      assert.equal(fromLua.headers.location, `https://secure.example.com/p${path.replace(/\/$/, '')}`);
-      assert.deepEqual(comparable(fromLua), {
-        ...comparable(fromIf),
-        headers: { ...(comparable(fromIf) as Reply).headers, location: fromLua.headers.location },
-      });
-    }
-    // HTTPS passes: to the backend from Lua's location, to the `return 404` from the other.
-    assert.equal(echo(await get(context.ports.https, 'secure.example.com', '/p/x', true)).service, 'web');
-    assert.equal((await get(context.ports.https, 'secure.example.com', '/unserved/x', true)).status, 404);
-    const logged = await eventually(async () => {
-      const lines = (await readFile(join(prefix.dir, context.paths.accessLog), 'utf8')).split('\n');
-      const line = lines.find((candidate) => candidate.includes(`"GET /p/x/y/ HTTP/1.1" 308`));
-      assert.ok(line !== undefined, 'the redirect is logged');
-      return line;
-    });
-    assert.match(logged, /\[default-web-80\]/);
-  });
-
   test('hosts written alike share one server block, and each is served as its own', async () => {
     assert.match(renderNginxConf(config, context), /server_name "twin-a\.example\.com" "twin-b\.example\.com";/);
     for (const host of ['twin-a.example.com', 'twin-b.example.com']) {
@@ -259,11 +228,7 @@ function liveConfiguration(webPort: number, apiPort: number, secureCertificate: 
       server('twin-a.example.com', [location('/', 'prefix', api.name)]),
       server('twin-b.example.com', [location('/', 'prefix', api.name)]),
       server('re.example.com', [location('/something(/|$)(.*)', 'regex', web.name, { annotations: { rewrite: { target: '/$2' } } })]),
-      // /unserved has no backend: it redirects from an `if`, / from Lua (renderHttpsRedirect.ts).
-      server('secure.example.com', [location('/unserved', 'prefix', undefined), location('/', 'prefix', web.name)], {
-        tls: true,
-        certificate: 'secure-1',
-      }),
+      server('secure.example.com', [location('/', 'prefix', web.name)], { tls: true, certificate: 'secure-1' }),
     ],
     backends: [api, backend('default-drained-80', []), web],
     certificates: [{ ...certificate('secure-1', ['secure.example.com']), ...secureCertificate }],

@@ -18,7 +18,6 @@ import {
   BALANCER_HOOKS,
   EWMA_BALANCER_HOOKS,
   REWRITE_BALANCER_HOOKS,
-  HTTPS_REDIRECT_CALL,
 } from './fixtures.js';
 import { parseNginxConf, tokenizeNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
 import {
@@ -139,7 +138,6 @@ describe('main and http', () => {
           'portico_external_auth = require("portico.external_auth")',
           'portico_authentication = require("portico.authentication")',
           'portico_worker_malloc = require("portico.worker_malloc")',
-          'portico_https_redirect = require("portico.https_redirect")',
           'portico_keepalive_drain = require("portico.keepalive_drain")',
           'portico_balancer.init({ status_port = 10999, portico_ports = { 80, 443, 8181, 10999 }, refuse_loopback = false })',
         ],
@@ -421,9 +419,8 @@ describe('locations', () => {
     const order = (root.children ?? [])
       .map((directive) => directive.name)
       .filter((name) => ['set', 'if', 'rewrite', 'proxy_pass'].includes(name));
-    assert.deepEqual([...new Set(order)], ['set', 'rewrite', 'proxy_pass']);
-    // The redirect: Lua's rewrite handler, after the rewrite module's (the sets, the rewrite); the balancer needs no hook.
-    assert.deepEqual(luaBlocks([root]), [['rewrite_by_lua_block', HTTPS_REDIRECT_CALL], ...BALANCER_HOOKS]);
+    assert.deepEqual([...new Set(order)], ['set', 'if', 'rewrite', 'proxy_pass']);
+    assert.deepEqual(luaBlocks([root]), BALANCER_HOOKS);
     assert.deepEqual(appliedArgs(tree, root, 'proxy_next_upstream'), [['error', 'timeout']]);
     assert.deepEqual(appliedArgs(tree, root, 'proxy_next_upstream_tries'), [['3']]);
   });
@@ -549,9 +546,7 @@ describe('locations', () => {
   });
 
   test('HTTPS redirect: TLS host with ssl-redirect, or forced; not for no-tls-redirect locations', () => {
-    // A proxied location redirects from Lua; without a backend from an `if` before its `return 404` (renderHttpsRedirect.ts).
     const redirectIf = (block: ParsedDirective): ParsedDirective[] => named(block.children, 'if');
-    const redirectLua = (block: ParsedDirective): string[][] => luaBlocks([block]);
     const tls = serverNamed(
       parsed(
         hostConfig(
@@ -560,26 +555,21 @@ describe('locations', () => {
             location('/', 'prefix', web.name),
             location('/.well-known/acme-challenge/abc', 'exact', web.name),
             location('/off', 'exact', web.name, { annotations: { rewrite: { sslRedirect: false } } }),
-            location('/none', 'exact', undefined),
           ],
           true,
         ),
       ),
       'a.example.com',
     );
-    assert.deepEqual(redirectIf(locationOf(tls, '/')), []);
-    assert.deepEqual(redirectLua(locationOf(tls, '/')), [['rewrite_by_lua_block', HTTPS_REDIRECT_CALL]]);
-    assert.deepEqual(redirectIf(locationOf(tls, '=', '/none')), [
+    assert.deepEqual(redirectIf(locationOf(tls, '/')), [
       {
         name: 'if',
         args: ['($pass_access_scheme', '=', 'http)'],
         children: [{ name: 'return', args: ['308', 'https://$redirect_host$redirect_request_uri'] }],
       },
     ]);
-    for (const path of ['/.well-known/acme-challenge/abc', '/off']) {
-      assert.deepEqual(redirectIf(locationOf(tls, '=', path)), []);
-      assert.deepEqual(redirectLua(locationOf(tls, '=', path)), []);
-    }
+    assert.deepEqual(redirectIf(locationOf(tls, '=', '/.well-known/acme-challenge/abc')), []);
+    assert.deepEqual(redirectIf(locationOf(tls, '=', '/off')), []);
 
     const plain = serverNamed(
       parsed(
@@ -591,8 +581,10 @@ describe('locations', () => {
       ),
       'b.example.com',
     );
-    assert.deepEqual(redirectLua(locationOf(plain, '/')), []);
-    assert.deepEqual(redirectLua(locationOf(plain, '=', '/forced')), [['rewrite_by_lua_block', HTTPS_REDIRECT_CALL]]);
+    assert.deepEqual(redirectIf(locationOf(plain, '/')), []);
+    assert.deepEqual(argsOf(redirectIf(locationOf(plain, '=', '/forced'))[0] ?? { name: '', args: [] }, 'return'), [
+      ['308', 'https://$redirect_host$redirect_request_uri'],
+    ]);
   });
 
   test('denies first, then allows and denies the rest', () => {

@@ -6,15 +6,12 @@ import type { Redirects } from '../../../../src/model/annotations/redirectAnnota
 import { renderNginxConf } from '../../../../src/dataplane/nginx/render/renderNginxConf.js';
 import { backend, configuration, location, server, testContext } from './fixtures.js';
 import { parseNginxConf, type ParsedDirective } from './nginxConfTokenizer.js';
-import { argsOf, locationOf, luaBlocks, named, only, serverNamed } from './parsedTree.js';
+import { argsOf, locationOf, named, only, serverNamed } from './parsedTree.js';
 
 const web = backend('default-web-80', [{ address: '10.0.0.1', port: 8080 }]);
 
-function hostTree(
-  redirects: Redirects | undefined,
-  options: { tls?: boolean; https?: number; backend?: string | undefined } = {},
-): ParsedDirective[] {
-  const annotated = location('/app', 'prefix', 'backend' in options ? options.backend : web.name, { annotations: { redirects } });
+function hostTree(redirects: Redirects | undefined, options: { tls?: boolean; https?: number } = {}): ParsedDirective[] {
+  const annotated = location('/app', 'prefix', web.name, { annotations: { redirects } });
   const config = configuration({
     servers: [server('a.example.com', [location('/', 'prefix', web.name), annotated], { tls: options.tls ?? false })],
     backends: [web],
@@ -58,17 +55,9 @@ describe('redirect annotations in nginx.conf', () => {
     assert.deepEqual(argsOf(annotatedLocation(tree), 'return'), [['308', 'https://elsewhere.example/x?a=b']]);
     assert.deepEqual(argsOf(annotatedLocation(tree), 'absolute_redirect'), [['off']]);
     assert.deepEqual(argsOf(annotatedLocation(tree), 'port_in_redirect'), [['on']]);
-    // The return is the rewrite module's: it answers before the location's rewrite_by_lua, the HTTPS redirect, runs.
-    assert.deepEqual(named(annotatedLocation(tree).children, 'if'), []);
-    assert.deepEqual(luaBlocks([annotatedLocation(tree)]), [
-      ['rewrite_by_lua_block', 'portico_https_redirect.rewrite({ code = 308, port = 8443 })'],
-    ]);
+    // Both are rewrite-phase directives of the location: the first one written answers.
+    assert.ok(names.indexOf('return') < names.indexOf('if'), names.join(' '));
     assert.ok(names.indexOf('return') < names.indexOf('proxy_pass'), names.join(' '));
-    // Without a backend the location's `return 404` would answer first: the redirect is an `if` before it.
-    const unproxied = annotatedLocation(hostTree(undefined, { tls: true, backend: undefined }));
-    const order = (unproxied.children ?? []).map((child) => child.name);
-    assert.ok(order.indexOf('if') < order.indexOf('return'), order.join(' '));
-    assert.deepEqual(luaBlocks([unproxied]), []);
   });
 
   test('app-root: one `if ($uri = /)` in the server (before any location), the first location with one wins', () => {
@@ -93,20 +82,13 @@ describe('redirect annotations in nginx.conf', () => {
 
   test("the HTTPS redirect's Location: no port, no trailing slash, unless the annotations ask", () => {
     const location = (redirects: Redirects | undefined, https = 8443): string[][] =>
-      argsOf(only(annotatedLocation(hostTree(redirects, { tls: true, https, backend: undefined })).children, 'if'), 'return');
+      argsOf(only(annotatedLocation(hostTree(redirects, { tls: true, https })).children, 'if'), 'return');
     assert.deepEqual(location(undefined), [['308', 'https://$redirect_host$redirect_request_uri']]);
     assert.deepEqual(location({ preserveTrailingSlash: true }), [['308', 'https://$redirect_host$request_uri']]);
     assert.deepEqual(location({ usePortInRedirects: true }), [['308', 'https://$redirect_host:8443$redirect_request_uri']]);
     // As ingress-nginx: the port even when it is 443.
     assert.deepEqual(location({ usePortInRedirects: true, preserveTrailingSlash: true }, 443), [
       ['308', 'https://$redirect_host:443$request_uri'],
-    ]);
-    // The same from Lua (lua/portico/https_redirect.lua builds it; test/lua/httpsRedirect.test.ts).
-    const lua = (redirects: Redirects | undefined, https = 8443): string[][] =>
-      luaBlocks([annotatedLocation(hostTree(redirects, { tls: true, https }))]);
-    assert.deepEqual(lua(undefined), [['rewrite_by_lua_block', 'portico_https_redirect.rewrite({ code = 308 })']]);
-    assert.deepEqual(lua({ usePortInRedirects: true, preserveTrailingSlash: true }, 443), [
-      ['rewrite_by_lua_block', 'portico_https_redirect.rewrite({ code = 308, port = 443, preserve_trailing_slash = true })'],
     ]);
   });
 
