@@ -26,6 +26,7 @@ import { CATCH_ALL_HOSTNAME, serverNameArguments } from './serverNames.js';
 import { HttpVariable } from './variables.js';
 import { renderServerLogDefaults } from './renderLogVariables.js';
 import { renderWwwRedirectServer } from './renderWwwRedirect.js';
+import { sharedServerBlocks } from './sharedServerBlocks.js';
 
 export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   const catchAlls = scope.configuration.servers.filter((server) => server.hostname === CATCH_ALL_HOSTNAME);
@@ -33,7 +34,7 @@ export function renderServers(http: ConfigBuilder, scope: RenderScope): void {
   if (catchAlls.length > 1) throw new Error(`${catchAlls.length} catch-all "${CATCH_ALL_HOSTNAME}" servers; at most one is allowed`);
   // Without a catch-all (hand-built configurations) nginx takes the first server as every listener's default.
   const defaultServer = catchAlls[0] ?? scope.configuration.servers[0];
-  for (const server of scope.configuration.servers) {
+  for (const server of sharedServerBlocks(scope.configuration, defaultServer)) {
     const takesListenersDefault = server === defaultServer;
     const write = (block: ConfigBuilder, serverScope: RenderScope): void => {
       renderServer(block, server, serverScope, takesListenersDefault);

@@ -21,7 +21,8 @@ export function servers(tree: readonly ParsedDirective[]): ParsedDirective[] {
 /** The server whose server_name argument (as nginx reads it) is `serverName`. */
 export function serverNamed(tree: readonly ParsedDirective[], serverName: string): ParsedDirective {
   const found = servers(tree).filter((server) =>
-    named(server.children, 'server_name').some((directive) => directive.args[0] === serverName),
+    // Any of its names: hosts written alike share one block (sharedServerBlocks.ts).
+    named(server.children, 'server_name').some((directive) => directive.args.includes(serverName)),
   );
   const [first] = found;
   if (first === undefined || found.length !== 1) throw new Error(`expected one server "${serverName}", found ${found.length}`);

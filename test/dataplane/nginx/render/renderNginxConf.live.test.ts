@@ -172,6 +172,16 @@ describe('rendered nginx.conf served by nginx', { skip: missingNginx }, () => {
     assert.equal(echo(secure).headers['x-forwarded-proto'], 'https');
   });
 
+  test('hosts written alike share one server block, and each is served as its own', async () => {
+    assert.match(renderNginxConf(config, context), /server_name "twin-a\.example\.com" "twin-b\.example\.com";/);
+    for (const host of ['twin-a.example.com', 'twin-b.example.com']) {
+      const reply = echo(await get(context.ports.http, host, '/x'));
+      assert.equal(reply.service, 'api');
+      assert.equal(reply.headers.host, host);
+    }
+    assert.equal((await get(context.ports.http, 'twin-c.example.com', '/x')).status, 404);
+  });
+
   test('HTTPS: the pushed certificate by SNI, else the static fallback', async () => {
     assert.equal((await get(context.ports.https, 'secure.example.com', '/p', true)).certificateName, 'secure.example.com');
     assert.equal((await get(context.ports.https, 'app.example.com', '/foo', true)).certificateName, FAKE_CERTIFICATE_NAME);
@@ -214,6 +224,9 @@ function liveConfiguration(webPort: number, apiPort: number, secureCertificate: 
         location('/drained', 'prefix', 'default-drained-80'),
         location('/', 'prefix', web.name),
       ]),
+      // Written alike: one server block for both (sharedServerBlocks.ts).
+      server('twin-a.example.com', [location('/', 'prefix', api.name)]),
+      server('twin-b.example.com', [location('/', 'prefix', api.name)]),
       server('re.example.com', [location('/something(/|$)(.*)', 'regex', web.name, { annotations: { rewrite: { target: '/$2' } } })]),
       server('secure.example.com', [location('/', 'prefix', web.name)], { tls: true, certificate: 'secure-1' }),
     ],
