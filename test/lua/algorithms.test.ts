@@ -475,7 +475,9 @@ test('canary with affinity: a client stays on the side it was first sent to; aff
   const affinity = { cookie: { name: 'route' } };
   await push(primaryAndCanary({ header: 'X-Canary', weight: 50 }, affinity));
   const sides = new Set<string>();
-  for (let client = 0; client < 12; client++) {
+  // At weight 50, 12 clients all on one side has a chance of 1 in 2,048 (it happened in CI): clients keep
+  // coming, at most 40 (1 in 5 * 10^11), until both sides are seen.
+  for (let client = 0; client < 40 && (client < 12 || sides.size < 2); client++) {
     const first = await get('/to/prim/');
     const cookie = cookieNamed(first, 'route');
     assert.ok(cookie);
@@ -488,7 +490,7 @@ test('canary with affinity: a client stays on the side it was first sent to; aff
       assert.equal(await instanceFor('/to/prim/', { cookie: cookiePair(cookie), 'x-canary': 'never' }), instanceOf(1), 'affinitized to the canary: stays');
     }
   }
-  assert.equal(sides.size, 2, '12 clients at weight 50 reach both sides');
+  assert.equal(sides.size, 2, 'clients at weight 50 reach both sides');
 });
 
 test('canary: a canary backend without endpoints, or not pushed, leaves traffic on the primary', options, async () => {
