@@ -6,9 +6,10 @@
 // checked here and written back re-encoded: nginx reads exactly what was
 // checked. A Secret that cannot be used denies the location (503) with a
 // Warning on the Ingress, never a connection without what it asks for.
-import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import type { Secret } from '../kube/objects.js';
 import { resolveObjectReference } from './objectReference.js';
+import { privateKeyFromPem } from './privateKeyFromPem.js';
 import type { ReferenceContext, ReferenceResolver } from './referencedObjects.js';
 import type { BackendTls, BackendTlsFiles } from './types.js';
 
@@ -78,7 +79,7 @@ export function backendTlsMaterial(secret: Pick<Secret, 'data'>): BackendTlsMate
   if (!chain.ok) return chain;
   let key: string;
   try {
-    const privateKey = createPrivateKey(keyPem);
+    const privateKey = privateKeyFromPem(keyPem);
     if (!chain.leaf.checkPrivateKey(privateKey)) return { ok: false, reason: 'tls.key does not belong to tls.crt' };
     key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   } catch (error) {

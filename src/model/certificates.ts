@@ -1,7 +1,8 @@
 // TLS certificates from `kubernetes.io/tls` Secrets: parsed, checked against
 // their key, and matched to hosts by SAN as ingress-nginx does.
-import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { objectKey, type Secret } from '../kube/objects.js';
+import { privateKeyFromPem } from './privateKeyFromPem.js';
 import type { Certificate } from './types.js';
 
 export type CertificateResult = { ok: true; certificate: Certificate } | { ok: false; reason: string };
@@ -32,7 +33,7 @@ function parseCertificate(secret: Secret): CertificateResult {
     return { ok: false, reason: `secret ${key}: tls.crt is not a PEM certificate (${(error as Error).message})` };
   }
   try {
-    if (!certificate.checkPrivateKey(createPrivateKey(keyPem))) {
+    if (!certificate.checkPrivateKey(privateKeyFromPem(keyPem))) {
       return { ok: false, reason: `secret ${key}: tls.key does not belong to tls.crt` };
     }
   } catch (error) {
