@@ -51,14 +51,31 @@ interface Entry {
   file: ManifestFile;
 }
 
+/** A file whose text changed and waits for its parse. */
+export interface ManifestText {
+  path: string;
+  text: string;
+}
+
 export class ManifestFileCache {
   private entries = new Map<string, Entry>();
 
   /** Every listed file, from the cache where it is known unchanged. A file gone since the listing is left out. */
   read(paths: readonly string[]): ManifestRead {
+    const pass = this.scan(paths);
+    return pass.finish(pass.texts.map(({ path, text }) => parseManifests(text, path)));
+  }
+
+  /**
+   * As read, with the changed files' texts parsed by `parse`, which may take its time: the cache changes
+   * only when `finish` is called with the results, in the texts' order.
+   */
+  scan(paths: readonly string[]): { texts: ManifestText[]; finish: (parsed: readonly ParsedManifests[]) => ManifestRead } {
     const next = new Map<string, Entry>();
+    const texts: ManifestText[] = [];
+    /** The entries of `texts`, in their order, waiting for their parse. */
+    const waiting: Entry[] = [];
     let read = 0;
-    let parsed = 0;
     let changed = false;
     for (const path of paths) {
       const cached = this.entries.get(path);
@@ -78,18 +95,22 @@ export class ManifestFileCache {
         continue;
       }
       changed = true;
-      let file: ManifestFile;
-      if (content.text === undefined) {
-        file = { path, readError: content.readError };
-      } else {
-        parsed++;
-        file = { path, parsed: parseManifests(content.text, path) };
+      const entry: Entry = { stats, readAtNs, digest, file: { path } };
+      if (content.text === undefined) entry.file.readError = content.readError;
+      else {
+        texts.push({ path, text: content.text });
+        waiting.push(entry);
       }
-      next.set(path, { stats, readAtNs, digest, file });
+      next.set(path, entry);
     }
-    if (!changed) changed = next.size !== this.entries.size || [...next.keys()].some((path) => !this.entries.has(path));
-    this.entries = next;
-    return { files: [...next.values()].map((entry) => entry.file), read, parsed, changed };
+    const finish = (parsed: readonly ParsedManifests[]): ManifestRead => {
+      if (parsed.length !== waiting.length) throw new Error(`${parsed.length} parse results for ${waiting.length} files`);
+      waiting.forEach((entry, index) => (entry.file.parsed = parsed[index]));
+      if (!changed) changed = next.size !== this.entries.size || [...next.keys()].some((path) => !this.entries.has(path));
+      this.entries = next;
+      return { files: [...next.values()].map((entry) => entry.file), read, parsed: parsed.length, changed };
+    };
+    return { texts, finish };
   }
 
   /** Forgets every file: the next pass reads them all (after the folder could not be read). */
