@@ -6,7 +6,10 @@
 // change and modification times are those it had when read, and it was last
 // changed well before that read: the kernel stamps files with a coarse clock
 // (a few milliseconds), so a second write within one tick of the read would
-// keep all four (git's "racily clean" entries).
+// keep all four (git's "racily clean" entries). A file's text is kept as its
+// SHA-256 digest (the folder's text at 10,000 Ingresses is 30 MiB of heap),
+// its stat as the four stamps compared.
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { parseManifests, type ParsedManifests } from './parseManifests.js';
 
@@ -30,13 +33,28 @@ export interface ManifestRead {
 /** A change this close before the read may be followed by another the stamps cannot show (ns). */
 const RACY_NS = 2_000_000_000n;
 
+/** What of a file's stat tells a change. */
+interface Stamps {
+  ino: bigint;
+  size: bigint;
+  ctimeNs: bigint;
+  mtimeNs: bigint;
+}
+
 interface Entry {
   /** Undefined when stat failed (the read then says why): never trusted. */
-  stats: BigIntStats | undefined;
+  stats: Stamps | undefined;
   /** Wall-clock time just before the file was read (ns, the clock file times use). */
   readAtNs: bigint;
-  text: string | undefined;
+  /** SHA-256 of the text read, undefined when it could not be read. */
+  digest: string | undefined;
   file: ManifestFile;
+}
+
+/** A file whose text changed and waits for its parse. */
+export interface ManifestText {
+  path: string;
+  text: string;
 }
 
 export class ManifestFileCache {
@@ -44,9 +62,20 @@ export class ManifestFileCache {
 
   /** Every listed file, from the cache where it is known unchanged. A file gone since the listing is left out. */
   read(paths: readonly string[]): ManifestRead {
+    const pass = this.scan(paths);
+    return pass.finish(pass.texts.map(({ path, text }) => parseManifests(text, path)));
+  }
+
+  /**
+   * As read, with the changed files' texts parsed by `parse`, which may take its time: the cache changes
+   * only when `finish` is called with the results, in the texts' order.
+   */
+  scan(paths: readonly string[]): { texts: ManifestText[]; finish: (parsed: readonly ParsedManifests[]) => ManifestRead } {
     const next = new Map<string, Entry>();
+    const texts: ManifestText[] = [];
+    /** The entries of `texts`, in their order, waiting for their parse. */
+    const waiting: Entry[] = [];
     let read = 0;
-    let parsed = 0;
     let changed = false;
     for (const path of paths) {
       const cached = this.entries.get(path);
@@ -60,23 +89,28 @@ export class ManifestFileCache {
       const readAtNs = BigInt(Date.now()) * 1_000_000n;
       const content = readText(path);
       if (content === undefined) continue;
-      if (cached !== undefined && content.text !== undefined && content.text === cached.text) {
+      const digest = content.text === undefined ? undefined : digestOf(content.text);
+      if (cached !== undefined && digest !== undefined && digest === cached.digest) {
         next.set(path, { ...cached, stats, readAtNs });
         continue;
       }
       changed = true;
-      let file: ManifestFile;
-      if (content.text === undefined) {
-        file = { path, readError: content.readError };
-      } else {
-        parsed++;
-        file = { path, parsed: parseManifests(content.text, path) };
+      const entry: Entry = { stats, readAtNs, digest, file: { path } };
+      if (content.text === undefined) entry.file.readError = content.readError;
+      else {
+        texts.push({ path, text: content.text });
+        waiting.push(entry);
       }
-      next.set(path, { stats, readAtNs, text: content.text, file });
+      next.set(path, entry);
     }
-    if (!changed) changed = next.size !== this.entries.size || [...next.keys()].some((path) => !this.entries.has(path));
-    this.entries = next;
-    return { files: [...next.values()].map((entry) => entry.file), read, parsed, changed };
+    const finish = (parsed: readonly ParsedManifests[]): ManifestRead => {
+      if (parsed.length !== waiting.length) throw new Error(`${parsed.length} parse results for ${waiting.length} files`);
+      waiting.forEach((entry, index) => (entry.file.parsed = parsed[index]));
+      if (!changed) changed = next.size !== this.entries.size || [...next.keys()].some((path) => !this.entries.has(path));
+      this.entries = next;
+      return { files: [...next.values()].map((entry) => entry.file), read, parsed: parsed.length, changed };
+    };
+    return { texts, finish };
   }
 
   /** Forgets every file: the next pass reads them all (after the folder could not be read). */
@@ -85,7 +119,7 @@ export class ManifestFileCache {
   }
 }
 
-function unchangedSince(entry: Entry, stats: BigIntStats): boolean {
+function unchangedSince(entry: Entry, stats: Stamps): boolean {
   const before = entry.stats;
   if (before === undefined) return false;
   const same =
@@ -94,12 +128,17 @@ function unchangedSince(entry: Entry, stats: BigIntStats): boolean {
 }
 
 /** Through symlinks, as the read (a mounted ConfigMap's keys are symlinks); `gone` when deleted, undefined when stat failed otherwise. */
-function statOf(path: string): BigIntStats | 'gone' | undefined {
+function statOf(path: string): Stamps | 'gone' | undefined {
   try {
-    return statSync(path, { bigint: true });
+    const { ino, size, ctimeNs, mtimeNs }: BigIntStats = statSync(path, { bigint: true });
+    return { ino, size, ctimeNs, mtimeNs };
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined;
   }
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('base64');
 }
 
 /** The file's text or read error; undefined when it was deleted since the listing. */

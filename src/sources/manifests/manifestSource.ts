@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { KINDS, objectKey, type Kind, type KindTypes } from '../../kube/objects.js';
 import type { Logger } from '../../log/logger.js';
 import type { ObjectSink } from '../../store/objectSink.js';
+import { parseFirstLoad } from './parallelParse.js';
 import { formatPosition, manifestError, type ManifestError, type ManifestObject } from './parseManifests.js';
 
 /** Where each kind's objects go; kinds without a sink are read (and checked) but not delivered. */
@@ -34,6 +35,11 @@ export class ManifestSource {
   private loaded = false;
   private currentErrors: readonly ManifestError[] = [];
   private stopped = false;
+  /** The first load is parsing on worker threads: a change meanwhile reloads after it. */
+  private firstLoading = false;
+  private reloadAfterFirst = false;
+  /** Ends the first load's parse workers at stop(). */
+  private readonly stopping = new AbortController();
 
   constructor(options: ManifestSourceOptions) {
     this.dir = options.dir;
@@ -58,11 +64,12 @@ export class ManifestSource {
       () => this.scheduleReload(),
       (folder, error) => this.logger.error({ dir: folder, err: error }, 'watching a manifests folder failed'),
     );
-    this.reload();
+    await this.firstLoad();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     clearTimeout(this.reloadTimer);
     this.watcher?.close();
   }
@@ -74,19 +81,61 @@ export class ManifestSource {
 
   private scheduleReload(): void {
     if (this.stopped) return;
+    if (this.firstLoading) {
+      this.reloadAfterFirst = true;
+      return;
+    }
     clearTimeout(this.reloadTimer);
     this.reloadTimer = setTimeout(() => this.reload(), this.debounceMs);
   }
 
   // Synchronous reads: a load is one uninterrupted step, so loads never
   // interleave and stop() has nothing in flight to wait for. Parsing is
-  // synchronous CPU work anyway.
+  // synchronous CPU work anyway; only the first load's, all of the folder,
+  // goes to worker threads or yields (firstLoad).
   private reload(): void {
     if (this.stopped) return;
-    this.watcher?.refresh(); // sub-folders come and go
-    let paths: string[];
+    const paths = this.listPaths();
+    if (paths === undefined) return;
+    const pass = this.cache.read(paths);
+    // Editors' swap files and atomic ConfigMap-volume swaps fire events
+    // without changing any manifest: skip those, and don't repeat the logs.
+    if (this.loaded && !pass.changed) return;
+    this.loaded = true;
+    this.load(pass.files, { read: pass.read, parsed: pass.parsed });
+  }
+
+  /** The first read, parsed without holding the event loop (parallelParse.ts); the cache and the sinks change only at its end. */
+  private async firstLoad(): Promise<void> {
+    const paths = this.listPaths();
+    if (paths === undefined) return;
+    const pass = this.cache.scan(paths);
+    this.firstLoading = true;
+    let parsed;
     try {
-      paths = listManifestFiles(this.dir);
+      parsed = await parseFirstLoad(
+        pass.texts,
+        (error) => this.logger.warn({ dir: this.dir, err: error }, 'a parse worker failed; its files were parsed on the main thread'),
+        this.stopping.signal,
+      );
+    } finally {
+      this.firstLoading = false;
+    }
+    if (this.stopped) return;
+    const read = pass.finish(parsed);
+    this.loaded = true;
+    this.load(read.files, { read: read.read, parsed: read.parsed });
+    if (this.reloadAfterFirst) {
+      this.reloadAfterFirst = false;
+      this.scheduleReload();
+    }
+  }
+
+  /** The folder's manifest files, or undefined (logged, and the next pass loads in full) when it cannot be read. */
+  private listPaths(): string[] | undefined {
+    this.watcher?.refresh(); // sub-folders come and go
+    try {
+      return listManifestFiles(this.dir);
     } catch (error) {
       // Keep serving what was loaded: the folder may be mid-replacement. The
       // next successful read loads in full, even if nothing changed.
@@ -94,14 +143,8 @@ export class ManifestSource {
       this.loaded = false;
       this.currentErrors = [folderError];
       this.logger.error({ file: this.dir }, folderError.message);
-      return;
+      return undefined;
     }
-    const pass = this.cache.read(paths);
-    // Editors' swap files and atomic ConfigMap-volume swaps fire events
-    // without changing any manifest: skip those, and don't repeat the logs.
-    if (this.loaded && !pass.changed) return;
-    this.loaded = true;
-    this.load(pass.files, { read: pass.read, parsed: pass.parsed });
   }
 
   private load(files: readonly ManifestFile[], work: { read: number; parsed: number }): void {
