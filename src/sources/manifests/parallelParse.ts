@@ -13,6 +13,7 @@
 // what the start does meanwhile (nginx's prefix, the fake certificate) goes on.
 import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { deserialize } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { ManifestText } from './manifestFileCache.js';
 import { parseManifests, type ParsedManifests } from './parseManifests.js';
@@ -95,19 +96,38 @@ const WORKER_ENTRY = import.meta.url.endsWith('.ts')
   ? new URL('./parseWorker.ts', import.meta.url)
   : new URL('./parseWorker.js', import.meta.url);
 
+/** A share of texts as it goes to a worker: the paths, and every text's UTF-8 bytes one after the other in one transferred buffer. */
+export interface ShareMessage {
+  paths: string[];
+  byteLengths: number[];
+  bytes: ArrayBuffer;
+}
+
+function shareMessage(texts: readonly ManifestText[]): ShareMessage {
+  const byteLengths = texts.map(({ text }) => Buffer.byteLength(text, 'utf8'));
+  const bytes = new ArrayBuffer(byteLengths.reduce((sum, length) => sum + length, 0));
+  const view = Buffer.from(bytes);
+  let offset = 0;
+  texts.forEach(({ text }) => (offset += view.write(text, offset, 'utf8')));
+  return { paths: texts.map(({ path }) => path), byteLengths, bytes };
+}
+
 function parseOnWorker(texts: readonly ManifestText[], entry: URL, signal: AbortSignal): Promise<ParsedManifests[]> {
+  const workerData = shareMessage(texts);
+  const transferList = [workerData.bytes];
   const worker = entry.pathname.endsWith('.ts')
     ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`, {
         eval: true,
-        workerData: texts,
+        workerData,
+        transferList,
       })
-    : new Worker(entry, { workerData: texts });
+    : new Worker(entry, { workerData, transferList });
   const end = () => void worker.terminate();
   signal.addEventListener('abort', end, { once: true });
   worker.once('exit', () => signal.removeEventListener('abort', end));
   return new Promise((resolve, reject) => {
     let result: ParsedManifests[] | undefined;
-    worker.once('message', (message: ParsedManifests[]) => (result = message));
+    worker.once('message', (message: ArrayBuffer) => (result = deserialize(Buffer.from(message)) as ParsedManifests[]));
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (result !== undefined) resolve(result);
