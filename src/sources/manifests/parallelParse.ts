@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { ManifestText } from './manifestFileCache.js';
 import { parseManifests, type ParsedManifests } from './parseManifests.js';
 
-/** Below this much text, starting workers costs more than it saves. */
+/** Below this much text (or with one core), starting workers costs more than it saves. */
 export const PARALLEL_PARSE_MIN_CHARS = 8 << 20;
 /** How much text this thread parses between two turns of the event loop. */
 const SLICE_CHARS = 256 << 10;
@@ -33,7 +33,7 @@ export async function parseFirstLoad(
   signal: AbortSignal,
 ): Promise<ParsedManifests[]> {
   const chars = texts.reduce((sum, { text }) => sum + text.length, 0);
-  if (chars >= PARALLEL_PARSE_MIN_CHARS) return parseInParallel(texts, onFallback, signal);
+  if (chars >= PARALLEL_PARSE_MIN_CHARS && availableParallelism() > 1) return parseInParallel(texts, onFallback, signal);
   const parsed: ParsedManifests[] = [];
   let slice = 0;
   for (const { path, text } of texts) {
