@@ -35,7 +35,7 @@ export class ManifestSource {
   private loaded = false;
   private currentErrors: readonly ManifestError[] = [];
   private stopped = false;
-  /** The first load is parsing on worker threads: a change meanwhile reloads after it. */
+  /** The first load is under way (on worker threads, or in slices between turns): a change meanwhile reloads after it. */
   private firstLoading = false;
   private reloadAfterFirst = false;
   /** Ends the first load's parse workers at stop(). */

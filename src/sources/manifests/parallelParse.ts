@@ -19,7 +19,7 @@ import type { ManifestText } from './manifestFileCache.js';
 import { parseManifests, type ParsedManifests } from './parseManifests.js';
 
 /** Below this much text (or with one core), starting workers costs more than it saves. */
-export const PARALLEL_PARSE_MIN_CHARS = 8 << 20;
+const PARALLEL_PARSE_MIN_CHARS = 8 << 20;
 /** How much text this thread parses between two turns of the event loop. */
 const SLICE_CHARS = 256 << 10;
 
