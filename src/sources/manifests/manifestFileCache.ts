@@ -67,8 +67,8 @@ export class ManifestFileCache {
   }
 
   /**
-   * As read, with the changed files' texts parsed by `parse`, which may take its time: the cache changes
-   * only when `finish` is called with the results, in the texts' order.
+   * As read, but the changed files' texts are handed back to be parsed elsewhere, which may take its time:
+   * the cache changes only when `finish` is called with their results, in the texts' order.
    */
   scan(paths: readonly string[]): { texts: ManifestText[]; finish: (parsed: readonly ParsedManifests[]) => ManifestRead } {
     const next = new Map<string, Entry>();

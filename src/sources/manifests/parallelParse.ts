@@ -1,11 +1,12 @@
 // The first read of a manifests folder parses all of it: at 10,000 Ingresses
 // 30 MiB of YAML, 10.8 s of the 21.3 s from start to serving on one core
 // while the other idled (issue 18). The texts are split by size into one
-// share per core and parsed on worker threads with the same parser; the
-// results come back as copies (the structured clone), which also lets the
-// texts go: yaml's strings are slices of the text they were read from (at
-// 10,000 Ingresses the objects as parsed hold 108 MiB of heap, their copies
-// 57). A worker that cannot start or fails leaves its share to this thread.
+// share per core and parsed on worker threads with the same parser
+// (parseWorker.ts). The results come back V8-serialized, so this thread holds
+// copies, which also lets the texts go: yaml's strings are slices of the text
+// they were read from (at 10,000 Ingresses the objects as parsed hold 108 MiB
+// of heap, their copies 57). A worker that cannot start or fails leaves its
+// share to this thread.
 // Workers start cold (their own isolate, JIT and module loads): below about
 // 8 MiB of text they were slower than this thread (1,000 Ingresses, 3 MiB:
 // 926-929 ms against 726-808; 3,000, 9 MiB: 1,639-1,687 against 1,964-2,166).
@@ -72,8 +73,8 @@ export async function parseInParallel(
       }
     }),
   );
-  const parsed = new Array<ParsedManifests>(texts.length);
   if (signal.aborted) return [];
+  const parsed = new Array<ParsedManifests>(texts.length);
   shares.forEach((share, s) => share.forEach((index, i) => (parsed[index] = results[s]![i]!)));
   return parsed;
 }
