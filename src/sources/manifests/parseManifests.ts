@@ -14,6 +14,7 @@ import {
 } from 'yaml';
 import type { Kind, KindTypes, KubeObject } from '../../kube/objects.js';
 import { RESOURCES } from '../kubernetes/resources.js';
+import { readQuickly } from './quickYamlReader.js';
 
 /** Where something sits in a manifest file. Documents, items and lines count from 1. */
 export interface ManifestPosition {
@@ -73,6 +74,29 @@ function isTimeTag(tag: Tags[number]): boolean {
 }
 
 export function parseManifests(text: string, file: string): ParsedManifests {
+  return parseQuickly(text, file) ?? parseFully(text, file);
+}
+
+/**
+ * The file's objects when the quick reader reads it and every document is one
+ * good object; otherwise undefined, and the full reading says what is wrong
+ * and where (a List's items need the document model for their lines).
+ */
+function parseQuickly(text: string, file: string): ParsedManifests | undefined {
+  const read = readQuickly(text, KUBECTL_YAML);
+  if (read === undefined) return undefined;
+  const objects: ManifestObject[] = [];
+  for (const [index, value] of read.documents.entries()) {
+    if (value === null || value === undefined) continue;
+    if (isList(value)) return undefined;
+    const checked = checkObject(value);
+    if (typeof checked === 'string') return undefined;
+    objects.push({ ...checked, position: { file, document: index + 1, line: read.lines[index] } } as ManifestObject);
+  }
+  return { objects, errors: [] };
+}
+
+function parseFully(text: string, file: string): ParsedManifests {
   const objects: ManifestObject[] = [];
   const errors: ManifestError[] = [];
   const lines = new LineCounter();
