@@ -118,6 +118,22 @@ test('an edited file is re-read and the sinks get the new complete set', async (
   });
 });
 
+test('a file changed while the first load parses is loaded after it, never under it', async () => {
+  // 2.4 MiB: the first load parses it in slices over several turns of the event loop.
+  const filler = 'x'.repeat(8 << 10);
+  for (let i = 0; i < 300; i++) write(`filler-${i}.yaml`, configMap(`filler-${i}`, filler));
+  write('settings.yaml', configMap('settings', 'old'));
+  source = new ManifestSource({ dir, sinks: { Service: services, ConfigMap: configMaps }, logger: silentLogger(), debounceMs: 20 });
+  const starting = source.start(); // the folder is scanned before start() returns its promise
+  write('settings.yaml', configMap('settings', 'new'));
+  await starting;
+  const settings = (set: readonly ConfigMap[] | undefined): unknown =>
+    set?.find((object) => object.metadata?.name === 'settings')?.data?.['value'];
+  assert.equal(settings(configMaps.replaced[0]), 'old', 'the first load delivers what it scanned');
+  await waitFor(() => assert.equal(settings(configMaps.replaced.at(-1)), 'new'));
+  assert.equal(configMaps.replaced.at(-1)?.length, 301);
+});
+
 test('a change reads and parses again only the files that changed; the others keep their objects', async () => {
   const loads: { read?: number; parsed?: number; files?: number }[] = [];
   const logger = pino(
