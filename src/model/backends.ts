@@ -50,6 +50,8 @@ export interface EndpointPolicy {
 export interface ServiceLookup {
   service(key: string): Service | undefined;
   endpointSlicesOfService(serviceKey: string): EndpointSlice[];
+  /** Optional: a number that changes whenever the two above may answer differently (memo/builtBackendMemo.ts). */
+  serviceGeneration?(): number;
 }
 
 /**

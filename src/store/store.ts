@@ -78,6 +78,8 @@ export class Store implements StoreSnapshot {
   private readonly sliceServices = new ReferenceIndex();
   /** ConfigMaps the global ConfigMap names (add-headers, proxy-set-headers): a change re-syncs as one of the global ConfigMap would. */
   private settingsConfigMaps: readonly string[] = [];
+  /** Changes of Services, EndpointSlices and Namespaces (which make them visible) so far: serviceGeneration. */
+  private serviceChanges = 0;
 
   constructor(
     private readonly settings: StoreSettings,
@@ -126,6 +128,11 @@ export class Store implements StoreSnapshot {
 
   service(key: string): Service | undefined {
     return this.visible(this.caches.Service.get(key));
+  }
+
+  /** A number that changes whenever what service() or endpointSlicesOfService() answer may have (the model's memo skips their lookups while it holds). */
+  serviceGeneration(): number {
+    return this.serviceChanges;
   }
 
   endpointSlicesOfService(serviceKey: string): EndpointSlice[] {
@@ -226,6 +233,7 @@ export class Store implements StoreSnapshot {
   }
 
   private onEndpointSlice(key: string, before: EndpointSlice | undefined, after: EndpointSlice | undefined): void {
+    this.serviceChanges++;
     const serviceOf = (slice: EndpointSlice | undefined) => {
       const name = slice?.metadata?.labels?.[SERVICE_NAME_LABEL];
       return name ? `${slice?.metadata?.namespace ?? ''}/${name}` : undefined;
@@ -241,10 +249,12 @@ export class Store implements StoreSnapshot {
   }
 
   private onNamespaced(kind: 'Service' | 'Secret' | 'ConfigMap', key: string, _before: unknown, _after: unknown): void {
+    if (kind === 'Service') this.serviceChanges++;
     if (this.isRelevant(kind, key)) this.changes.push(changeKey(kind, key));
   }
 
   private onNamespace(key: string, _before: Namespace | undefined, _after: Namespace | undefined): void {
+    this.serviceChanges++;
     if (!this.settings.namespaceSelectorActive) return;
     // Entering or leaving the selector changes the visibility of everything in that namespace.
     this.changes.push(changeKey('Namespace', key));

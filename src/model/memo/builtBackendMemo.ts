@@ -5,7 +5,9 @@
 // balancing of unclaimed backends. Store objects are replaced, never changed in
 // place, when they change (ObjectCache.upsert), and the policy is the
 // controller's own for its whole life, so the same objects mean the same
-// backend.
+// backend. A lookup that tells its service generation (Store) saves the
+// lookups themselves while it is the one of the entry's check: a sync after
+// an Ingress edit then reads no Service (20,000 lookups at 10,000 Ingresses).
 import type { EndpointSlice, Service } from '../../kube/objects.js';
 import { buildBackend, type EndpointPolicy, type ServiceLookup, type ServiceReference } from '../backends.js';
 import type { Backend, Balancing } from '../types.js';
@@ -17,6 +19,9 @@ export interface BuiltBackend {
 }
 
 interface Entry {
+  /** The lookup and its serviceGeneration when the objects below were last found to be its answers. */
+  lookup: ServiceLookup;
+  generation: number | undefined;
   service: Service | undefined;
   slices: readonly EndpointSlice[];
   policy: EndpointPolicy;
@@ -38,25 +43,44 @@ export class BuiltBackendMemo {
     policy: EndpointPolicy,
     dropped: string[],
   ): BuiltBackend {
-    const serviceKey = `${ref.namespace}/${ref.name}`;
-    const service = lookup.service(serviceKey);
-    const slices = lookup.endpointSlicesOfService(serviceKey);
+    const generation = lookup.serviceGeneration?.();
     let entry = this.#entries.get(name);
     if (
       entry === undefined ||
-      entry.service !== service ||
       entry.policy !== policy ||
       !sameBalancing(entry.unclaimed, unclaimed) ||
-      !sameItems(entry.slices, slices)
+      !this.#stillRead(entry, ref, lookup, generation)
     ) {
+      const serviceKey = `${ref.namespace}/${ref.name}`;
+      const service = lookup.service(serviceKey);
+      const slices = lookup.endpointSlicesOfService(serviceKey);
       const told: string[] = [];
       const { backend, refused } = buildBackend(ref, lookup, unclaimed, policy, told);
       // Most backends drop and refuse nothing: one empty list for all of them (20,000 at 10,000 Ingresses).
-      entry = { service, slices, policy, unclaimed, built: { backend, refused: orNone(refused) }, dropped: orNone(told) };
+      entry = {
+        lookup,
+        generation,
+        service,
+        slices,
+        policy,
+        unclaimed,
+        built: { backend, refused: orNone(refused) },
+        dropped: orNone(told),
+      };
     }
     this.#entries.keep(name, entry);
-    dropped.push(...entry.dropped);
+    if (entry.dropped.length > 0) dropped.push(...entry.dropped);
     return entry.built;
+  }
+
+  /** Whether the lookup still answers the entry's Service and EndpointSlices: at once while its generation holds. */
+  #stillRead(entry: Entry, ref: ServiceReference, lookup: ServiceLookup, generation: number | undefined): boolean {
+    if (generation !== undefined && entry.lookup === lookup && entry.generation === generation) return true;
+    const serviceKey = `${ref.namespace}/${ref.name}`;
+    if (entry.service !== lookup.service(serviceKey) || !sameItems(entry.slices, lookup.endpointSlicesOfService(serviceKey))) return false;
+    entry.lookup = lookup;
+    entry.generation = generation;
+    return true;
   }
 
   rotate(): void {
