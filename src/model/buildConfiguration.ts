@@ -18,7 +18,8 @@ import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import type { DraftLocation } from './locations.js';
 import type { ModelMemo } from './memo/modelMemo.js';
-import { resolveReferencedObjects } from './referencedObjects.js';
+import { byIngress } from './problemOrder.js';
+import { referenceContext, resolveReferencedObjects } from './referencedObjects.js';
 import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
 import { streamConfiguration } from './stream/streamConfiguration.js';
@@ -37,7 +38,12 @@ export interface AcceptedIngress {
 export interface ModelInput {
   /** Served, validated Ingresses (any order). */
   ingresses: readonly AcceptedIngress[];
-  lookup: ServiceLookup & { secret(key: string): Secret | undefined; configMap(key: string): ConfigMap | undefined };
+  lookup: ServiceLookup & {
+    secret(key: string): Secret | undefined;
+    configMap(key: string): ConfigMap | undefined;
+    /** Optional: a number that changes whenever any lookup may answer differently (memo/isolatedChanges.ts). */
+    objectGeneration?(): number;
+  };
   settings: GlobalSettings;
   /** Annotations of locations Portico generates (the settings' defaults). */
   defaultAnnotations: LocationAnnotations;
@@ -65,9 +71,15 @@ export interface ModelResult {
 
 /**
  * `memo`: what the last run with it kept (memo/modelMemo.ts); the result is the same with or without it,
- * and with it a run after a small change recomputes only what the change touched.
+ * and with it a run after a small change recomputes only what the change touched: after changes of
+ * isolated Ingresses only their part (memo/isolatedChanges.ts), else a whole run that reuses per object.
  */
 export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelResult {
+  if (memo === undefined) return buildWhole(input);
+  return memo.isolated.apply(input, (alone) => buildWhole(alone)) ?? buildWhole(input, memo);
+}
+
+function buildWhole(input: ModelInput, memo?: ModelMemo): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
   const configMapProblems: ConfigMapProblem[] = [];
@@ -115,15 +127,10 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
     const rootBackend = ownDefault ?? defaultBackend;
     // A rule host gets its server even when none of its paths routes to a Service.
     for (const host of share.ruleHosts) serverFor(host, rootBackend, ref);
-    const locationAnnotations = resolveReferencedObjects(annotations.location, {
-      ingress: ref,
-      lookup: input.lookup,
-      settings: input.settings,
-      secretFiles,
-      problems,
-      backends,
-      endpointGuard: input.endpoints.guard,
-    });
+    const locationAnnotations = resolveReferencedObjects(
+      annotations.location,
+      referenceContext(input, ref, { secretFiles, problems, backends }),
+    );
     const drafts = memo ? memo.shares.drafts(ingress, locationAnnotations) : shareDrafts(share, locationAnnotations);
     for (const [index, rulePath] of share.paths.entries()) {
       backends.add(rulePath.service, claim, rulePath.backend);
@@ -159,7 +166,8 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
   const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
 
   memo?.rotate();
-  return {
+  problems.sort(byIngress);
+  const result: ModelResult = {
     configuration: {
       servers: named,
       backends: finishedBackends,
@@ -180,6 +188,8 @@ export function buildConfiguration(input: ModelInput, memo?: ModelMemo): ModelRe
     warnings,
     configMapProblems,
   };
+  memo?.isolated.remember(input, result);
+  return result;
 }
 
 /**

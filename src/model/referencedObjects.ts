@@ -48,6 +48,15 @@ const RESOLVERS: readonly ReferenceResolver[] = [
   resolveMirrorTarget,
 ];
 
+/** The context of one Ingress's resolution in a model run over `input`. */
+export function referenceContext(
+  input: ModelInput,
+  ingress: IngressRef,
+  parts: Pick<ReferenceContext, 'secretFiles' | 'problems' | 'backends'>,
+): ReferenceContext {
+  return { ingress, lookup: input.lookup, settings: input.settings, endpointGuard: input.endpoints.guard, ...parts };
+}
+
 export function resolveReferencedObjects(annotations: LocationAnnotations, context: ReferenceContext): LocationAnnotations {
   return RESOLVERS.reduce((resolved, resolver) => resolver(resolved, context), annotations);
 }

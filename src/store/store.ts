@@ -80,6 +80,8 @@ export class Store implements StoreSnapshot {
   private settingsConfigMaps: readonly string[] = [];
   /** Changes of Services, EndpointSlices and Namespaces (which make them visible) so far: serviceGeneration. */
   private serviceChanges = 0;
+  /** Those and changes of Secrets and ConfigMaps: objectGeneration. */
+  private objectChanges = 0;
 
   constructor(
     private readonly settings: StoreSettings,
@@ -133,6 +135,11 @@ export class Store implements StoreSnapshot {
   /** A number that changes whenever what service() or endpointSlicesOfService() answer may have (the model's memo skips their lookups while it holds). */
   serviceGeneration(): number {
     return this.serviceChanges;
+  }
+
+  /** A number that changes whenever service(), endpointSlicesOfService(), secret() or configMap() may answer differently. */
+  objectGeneration(): number {
+    return this.objectChanges;
   }
 
   endpointSlicesOfService(serviceKey: string): EndpointSlice[] {
@@ -234,6 +241,7 @@ export class Store implements StoreSnapshot {
 
   private onEndpointSlice(key: string, before: EndpointSlice | undefined, after: EndpointSlice | undefined): void {
     this.serviceChanges++;
+    this.objectChanges++;
     const serviceOf = (slice: EndpointSlice | undefined) => {
       const name = slice?.metadata?.labels?.[SERVICE_NAME_LABEL];
       return name ? `${slice?.metadata?.namespace ?? ''}/${name}` : undefined;
@@ -250,11 +258,13 @@ export class Store implements StoreSnapshot {
 
   private onNamespaced(kind: 'Service' | 'Secret' | 'ConfigMap', key: string, _before: unknown, _after: unknown): void {
     if (kind === 'Service') this.serviceChanges++;
+    this.objectChanges++;
     if (this.isRelevant(kind, key)) this.changes.push(changeKey(kind, key));
   }
 
   private onNamespace(key: string, _before: Namespace | undefined, _after: Namespace | undefined): void {
     this.serviceChanges++;
+    this.objectChanges++;
     if (!this.settings.namespaceSelectorActive) return;
     // Entering or leaving the selector changes the visibility of everything in that namespace.
     this.changes.push(changeKey('Namespace', key));

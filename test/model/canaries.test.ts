@@ -72,8 +72,9 @@ test('an orphan canary (no primary at that host, path and match) is ignored and 
     canary('other-type', [['/api', 'Prefix', 'beta-2']]),
     canary('other-host', [['/api', 'Exact', 'beta-3']], {}, 'elsewhere'),
   ]);
-  assert.deepEqual(problemsOf(result), ['other-path OrphanCanary', 'other-type OrphanCanary', 'other-host OrphanCanary']);
-  assert.match(result.problems[0]?.message ?? '', /^path \/other \(Prefix\) on host h has no primary/);
+  // By Ingress name (problemOrder.ts).
+  assert.deepEqual(problemsOf(result), ['other-host OrphanCanary', 'other-path OrphanCanary', 'other-type OrphanCanary']);
+  assert.match(result.problems[1]?.message ?? '', /^path \/other \(Prefix\) on host h has no primary/);
   assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);
   assert.deepEqual(
     result.configuration.backends.map((b) => b.name),

@@ -69,8 +69,19 @@ function random(seed: number): () => number {
   };
 }
 
+/**
+ * `hosts`, `services`: that many names to pick from instead of the few shared ones (most Ingresses then share
+ * nothing); the first ten hosts have a www twin among them (`h0.test.example`, `www.h0.test.example`).
+ */
+export interface RandomClusterSpread {
+  hosts: number;
+  services: number;
+}
+
 export class RandomCluster {
   readonly store = new Store(TEST_STORE_SETTINGS);
+  readonly #hosts: readonly string[];
+  readonly #services: readonly string[];
   settingsData: Record<string, string> = {};
   #parsed: { data: Record<string, string>; settings: GlobalSettings; defaults: LocationAnnotations } | undefined;
   defaultBackendService: string | undefined;
@@ -85,7 +96,13 @@ export class RandomCluster {
     seed: number,
     certificates: readonly TestCertificate[],
     private readonly annotations: ReadonlyArray<Record<string, string>> = ANNOTATIONS,
+    spread?: RandomClusterSpread,
   ) {
+    this.#hosts =
+      spread === undefined
+        ? HOSTS
+        : Array.from({ length: spread.hosts }, (_, i) => (i < 20 && i % 2 === 1 ? `www.h${i - 1}` : `h${i}`) + '.test.example');
+    this.#services = spread === undefined ? SERVICES : Array.from({ length: spread.services }, (_, i) => `svc-${i}`);
     this.#next = random(seed);
     this.#certificates = certificates;
     this.store.sink('IngressClass').replace([
@@ -94,7 +111,7 @@ export class RandomCluster {
         spec: { controller: TEST_STORE_SETTINGS.controllerClass },
       },
     ]);
-    for (const name of SERVICES) {
+    for (const name of this.#services) {
       this.#putService(name, 80);
       this.#putEndpoints(name, 2);
     }
@@ -135,9 +152,9 @@ export class RandomCluster {
       this.#ingresses.delete(name);
       return `delete Ingress ${name}`;
     }
-    if (pick < 0.7) return this.#putEndpoints(this.#one(SERVICES), this.#integer(4));
+    if (pick < 0.7) return this.#putEndpoints(this.#one(this.#services), this.#integer(4));
     if (pick < 0.78) {
-      const name = this.#one(SERVICES);
+      const name = this.#one(this.#services);
       if (this.#next() < 0.3) {
         this.store.sink('Service').remove(this.#service(name, 80));
         return `delete Service ${name}`;
@@ -149,14 +166,14 @@ export class RandomCluster {
       this.settingsData = { ...this.#one(SETTINGS), ...this.#one(SETTINGS) };
       return `settings ${JSON.stringify(this.settingsData)}`;
     }
-    this.defaultBackendService = this.defaultBackendService === undefined ? `${NAMESPACE}/${this.#one(SERVICES)}` : undefined;
+    this.defaultBackendService = this.defaultBackendService === undefined ? `${NAMESPACE}/${this.#one(this.#services)}` : undefined;
     return `default backend ${this.defaultBackendService ?? 'none'}`;
   }
 
   #putIngress(name: string, verb = 'add'): string {
     const created =
       this.#ingresses.get(name)?.metadata?.creationTimestamp ?? new Date(Date.UTC(2026, 0, 1, 0, 0, this.#created++)).toISOString();
-    const hosts = this.#next() < 0.1 ? [undefined] : [this.#one(HOSTS), ...(this.#next() < 0.3 ? [this.#one(HOSTS)] : [])];
+    const hosts = this.#next() < 0.1 ? [undefined] : [this.#one(this.#hosts), ...(this.#next() < 0.3 ? [this.#one(this.#hosts)] : [])];
     const annotations = { ...this.#one(this.annotations), ...(this.#next() < 0.3 ? this.#one(this.annotations) : {}) };
     const ingress: Ingress = {
       metadata: {
@@ -168,7 +185,7 @@ export class RandomCluster {
       },
       spec: {
         ingressClassName: TEST_STORE_SETTINGS.ingressClass,
-        ...(this.#next() < 0.15 ? { defaultBackend: { service: { name: this.#one(SERVICES), port: { number: 80 } } } } : {}),
+        ...(this.#next() < 0.15 ? { defaultBackend: { service: { name: this.#one(this.#services), port: { number: 80 } } } } : {}),
         ...(this.#next() < 0.4 ? { tls: [this.#tls(hosts)] } : {}),
         // A rule without paths still makes its host a server (and may give it the certificate).
         rules: hosts.map((host) => ({
@@ -180,7 +197,7 @@ export class RandomCluster {
                   paths: Array.from({ length: 1 + this.#integer(3) }, () => ({
                     path: this.#one(PATHS),
                     pathType: this.#one(['Prefix', 'Exact', 'ImplementationSpecific'] as const),
-                    backend: { service: { name: this.#one(SERVICES), port: { number: this.#next() < 0.9 ? 80 : 8080 } } },
+                    backend: { service: { name: this.#one(this.#services), port: { number: this.#next() < 0.9 ? 80 : 8080 } } },
                   })),
                 },
         })),

@@ -8,6 +8,7 @@
 import { BuiltBackendMemo } from './builtBackendMemo.js';
 import { FinishedBackendMemo } from './finishedBackendMemo.js';
 import { IngressShareMemo } from './ingressShareMemo.js';
+import { IsolatedChanges } from './isolatedChanges.js';
 import { ServerMemo } from './serverMemo.js';
 
 export class ModelMemo {
@@ -15,6 +16,8 @@ export class ModelMemo {
   readonly builtBackends = new BuiltBackendMemo();
   readonly finishedBackends = new FinishedBackendMemo();
   readonly servers = new ServerMemo();
+  /** The last run's result, which a run after isolated Ingress changes starts from. */
+  readonly isolated = new IsolatedChanges(this.shares);
 
   /** A run is over: each table drops what it did not use. */
   rotate(): void {

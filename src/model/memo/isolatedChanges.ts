@@ -1,0 +1,272 @@
+// A model run after a change to Ingresses that share nothing with the others,
+// made from the last run's result instead of from all 10,000 Ingresses
+// (docs/scale.md, "Isolated changes"). What an Ingress contributes meets the
+// other Ingresses only at its hosts (servers, TLS, canaries, aliases) and its
+// backends (balancing claims); when every changed Ingress, in its old version
+// and its new one, has hosts and backends no other Ingress names, and uses
+// none of what is decided across hosts (server-alias, from-to-www-redirect,
+// stream-snippet, a rule without a host, the catch-all of a ruleless
+// Ingress, an annotation naming another object; a canary or an affinity
+// meets others only at their hosts and backends), the
+// result is the last one with those hosts' servers and those backends
+// replaced by a model run over the changed Ingresses alone. Anything else
+// (new settings, a Service, EndpointSlice, Secret or ConfigMap changed, a
+// shared host) is a whole run. test/model/isolatedChanges.test.ts compares
+// the two after random changes.
+import { BackendTable } from '../backendTable.js';
+import type { AcceptedIngress, ModelInput, ModelResult } from '../buildConfiguration.js';
+import { CATCH_ALL } from '../ingressRules.js';
+import type { IngressShare } from '../ingressShare.js';
+import { byIngress } from '../problemOrder.js';
+import { referenceContext, resolveReferencedObjects } from '../referencedObjects.js';
+import { SecretFileSet } from '../secretFiles.js';
+import type { Backend, Certificate, IngressProblem, Server } from '../types.js';
+import type { IngressShareMemo } from './ingressShareMemo.js';
+
+/** More changed Ingresses than this: a whole run (the checks and the merge are per change). */
+const MAX_CHANGES = 32;
+
+interface LastRun {
+  input: ModelInput;
+  generation: number;
+  /** The accepted Ingresses (IngressAcceptance keeps one object per version). */
+  entries: Set<AcceptedIngress>;
+  /** How many accepted Ingresses (canaries too) name each host; each backend, with those the run made for other reasons. */
+  hostUsers: Map<string, number>;
+  backendUsers: Map<string, number>;
+  /** Names some Ingress asks for as a server-alias or a www twin: granted or refused by what hosts exist. */
+  wantedNames: Set<string>;
+  result: ModelResult;
+}
+
+interface Footprint {
+  hosts: string[];
+  backends: string[];
+}
+
+export class IsolatedChanges {
+  #last: LastRun | undefined;
+  /** Runs made from the last result (for tests and the bench). */
+  applied = 0;
+
+  constructor(private readonly shares: IngressShareMemo) {}
+
+  /** After a whole run: what the next one may start from. */
+  remember(input: ModelInput, result: ModelResult): void {
+    const generation = input.lookup.objectGeneration?.();
+    this.#last = undefined;
+    if (generation === undefined) return;
+    const hostUsers = new Map<string, number>();
+    const backendUsers = new Map<string, number>();
+    for (const entry of input.ingresses) count(hostUsers, backendUsers, this.#footprint(entry), 1);
+    // Backends no rule path names: default-backend annotations' (resolveReferencedObjects). The default backend needs
+    // none: a run over the changed Ingresses alone builds it too.
+    for (const server of result.configuration.servers) {
+      for (const { annotations } of server.locations) {
+        const name = annotations.errorPages?.defaultBackend;
+        if (name !== undefined) backendUsers.set(name, (backendUsers.get(name) ?? 0) + 1);
+      }
+    }
+    const entries = new Set(input.ingresses);
+    this.#last = { input, generation, entries, hostUsers, backendUsers, wantedNames: wantedNames(input.ingresses), result };
+  }
+
+  /** The result for `input` from the last run's, when only isolated Ingresses changed; undefined: a whole run is needed. */
+  apply(input: ModelInput, build: (input: ModelInput) => ModelResult): ModelResult | undefined {
+    const last = this.#last;
+    if (last === undefined || !sameSurroundings(last, input)) return undefined;
+    // Changed versions are new objects: an edit is the old one gone and the new one added.
+    const entries = new Set<AcceptedIngress>();
+    const added: AcceptedIngress[] = [];
+    for (const entry of input.ingresses) {
+      entries.add(entry);
+      if (!last.entries.has(entry) && added.push(entry) > MAX_CHANGES) return undefined;
+    }
+    const removed: AcceptedIngress[] = [];
+    // As many entries, as many added as removed: no need to look for the removed ones.
+    if (entries.size !== last.entries.size || added.length > 0)
+      for (const entry of last.entries) if (!entries.has(entry) && removed.push(entry) > MAX_CHANGES) return undefined;
+    if (added.length + removed.length === 0) return undefined;
+
+    const footprints = { added: [] as Footprint[], removed: [] as Footprint[] };
+    for (const [list, into] of [
+      [added, footprints.added],
+      [removed, footprints.removed],
+    ] as const) {
+      for (const entry of list) {
+        const footprint = this.#isolatable(entry, input);
+        if (footprint === undefined) return undefined;
+        into.push(footprint);
+      }
+    }
+    // No other Ingress may name these hosts or backends, nor ask for one of the hosts as its alias or www twin.
+    const leaving = { hosts: new Map<string, number>(), backends: new Map<string, number>() };
+    for (const footprint of footprints.removed) count(leaving.hosts, leaving.backends, footprint, 1);
+    const hosts = new Set<string>();
+    const backends = new Set<string>();
+    for (const footprint of [...footprints.added, ...footprints.removed]) {
+      for (const host of footprint.hosts) {
+        if ((last.hostUsers.get(host) ?? 0) !== (leaving.hosts.get(host) ?? 0) || last.wantedNames.has(host)) return undefined;
+        hosts.add(host);
+      }
+      for (const backend of footprint.backends) {
+        if ((last.backendUsers.get(backend) ?? 0) !== (leaving.backends.get(backend) ?? 0)) return undefined;
+        backends.add(backend);
+      }
+    }
+
+    const alone = build({ ...input, ingresses: added });
+    const previous = last.result;
+    // Told whatever the Ingresses: the same settings and objects (sameSurroundings) give the same warnings.
+    if (!sameStrings(alone.warnings, previous.warnings)) return undefined;
+    const servers = merge(previous.configuration.servers, alone.configuration.servers, (server) => hosts.has(server.hostname), serverOrder);
+    const result: ModelResult = {
+      configuration: {
+        ...previous.configuration,
+        servers,
+        backends: merge(
+          previous.configuration.backends,
+          alone.configuration.backends,
+          (backend) => backends.has(backend.name),
+          backendOrder,
+        ),
+        certificates: certificatesOf(servers, previous.configuration.defaultCertificate, [
+          ...previous.configuration.certificates,
+          ...alone.configuration.certificates,
+        ]),
+      },
+      problems: problemsAfter(previous.problems, alone.problems, new Set([...added, ...removed].map(keyOf))),
+      warnings: previous.warnings,
+      configMapProblems: previous.configMapProblems,
+    };
+    for (const footprint of footprints.removed) count(last.hostUsers, last.backendUsers, footprint, -1);
+    for (const footprint of footprints.added) count(last.hostUsers, last.backendUsers, footprint, 1);
+    this.#last = { ...last, input, entries, result };
+    this.applied++;
+    return result;
+  }
+
+  /** Its hosts and backends, when the Ingress version decides nothing across hosts. */
+  #isolatable(entry: AcceptedIngress, input: ModelInput): Footprint | undefined {
+    const { annotations } = entry;
+    const { location } = annotations;
+    if (annotations.streamSnippet !== undefined || location.serverAlias !== undefined || location.fromToWwwRedirect === true)
+      return undefined;
+    const share = this.shares.share(entry.ingress);
+    if (share.ruleless || share.ruleHosts.includes(CATCH_ALL) || !namesNothing(entry, share, input)) return undefined;
+    return footprintOf(share);
+  }
+
+  #footprint(entry: AcceptedIngress): Footprint {
+    return footprintOf(this.shares.share(entry.ingress));
+  }
+}
+
+/** What withHostAliases grants or refuses by whether a host of that name exists (hostAliases.ts). */
+function wantedNames(ingresses: readonly AcceptedIngress[]): Set<string> {
+  const names = new Set<string>();
+  for (const { ingress, annotations } of ingresses) {
+    const { serverAlias, fromToWwwRedirect } = annotations.location;
+    for (const alias of serverAlias ?? []) names.add(alias);
+    if (fromToWwwRedirect !== true) continue;
+    for (const rule of ingress.spec?.rules ?? [])
+      if (rule.host !== undefined) names.add(rule.host.startsWith('www.') ? rule.host.slice('www.'.length) : `www.${rule.host}`);
+  }
+  return names;
+}
+
+function footprintOf(share: IngressShare): Footprint {
+  const backends = new Set(share.paths.map((path) => path.backend));
+  if (share.ownDefault !== undefined) backends.add(share.ownDefault.backend);
+  return { hosts: [...new Set(share.ruleHosts)], backends: [...backends] };
+}
+
+function count(hostUsers: Map<string, number>, backendUsers: Map<string, number>, footprint: Footprint, by: number): void {
+  for (const host of footprint.hosts) hostUsers.set(host, (hostUsers.get(host) ?? 0) + by);
+  for (const backend of footprint.backends) backendUsers.set(backend, (backendUsers.get(backend) ?? 0) + by);
+}
+
+/** Whether its annotations name no Secret, ConfigMap or Service: resolving them then changes nothing and tells nothing. */
+function namesNothing(entry: AcceptedIngress, share: IngressShare, input: ModelInput): boolean {
+  const problems: IngressProblem[] = [];
+  const secretFiles = new SecretFileSet();
+  const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
+  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, []);
+  const resolved = resolveReferencedObjects(
+    entry.annotations.location,
+    referenceContext(input, share.ref, { secretFiles, problems, backends }),
+  );
+  return resolved === entry.annotations.location && problems.length === 0 && secretFiles.list().length === 0;
+}
+
+/** Everything but the Ingresses is what the last run read. */
+function sameSurroundings(last: LastRun, input: ModelInput): boolean {
+  const before = last.input;
+  return (
+    input.lookup === before.lookup &&
+    input.lookup.objectGeneration?.() === last.generation &&
+    input.settings === before.settings &&
+    input.defaultAnnotations === before.defaultAnnotations &&
+    input.defaultBackendService === before.defaultBackendService &&
+    input.defaultSslCertificate === before.defaultSslCertificate &&
+    input.endpoints === before.endpoints &&
+    input.streamServices === before.streamServices &&
+    input.sslPassthrough !== true &&
+    before.sslPassthrough !== true
+  );
+}
+
+function keyOf({ ingress }: AcceptedIngress): string {
+  return `${ingress.metadata?.namespace ?? ''}/${ingress.metadata?.name ?? ''}`;
+}
+
+/** `previous` (in `order`) without what `replaced` picks, with `fresh`'s of those, each put in its place. */
+function merge<T>(previous: readonly T[], fresh: readonly T[], replaced: (item: T) => boolean, order: (a: T, b: T) => number): T[] {
+  const merged = previous.filter((item) => !replaced(item));
+  for (const item of fresh) {
+    if (!replaced(item)) continue;
+    let low = 0;
+    let high = merged.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (order(merged[middle]!, item) < 0) low = middle + 1;
+      else high = middle;
+    }
+    merged.splice(low, 0, item);
+  }
+  return merged;
+}
+
+function serverOrder(a: Server, b: Server): number {
+  if (a.hostname === CATCH_ALL) return -1;
+  if (b.hostname === CATCH_ALL) return 1;
+  return a.hostname < b.hostname ? -1 : 1;
+}
+
+function backendOrder(a: Backend, b: Backend): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** The certificates the servers and the default name, by id (the last run's object where both have one). */
+function certificatesOf(servers: readonly Server[], defaultCertificate: string | undefined, known: readonly Certificate[]): Certificate[] {
+  const used = new Set<string>();
+  if (defaultCertificate !== undefined) used.add(defaultCertificate);
+  for (const server of servers) if (server.certificate !== undefined) used.add(server.certificate);
+  const byId = new Map<string, Certificate>();
+  for (const certificate of known) if (used.has(certificate.id) && !byId.has(certificate.id)) byId.set(certificate.id, certificate);
+  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** The last run's problems of the Ingresses that did not change, with the changed ones' from their own run, in the model's order. */
+function problemsAfter(
+  previous: readonly IngressProblem[],
+  fresh: readonly IngressProblem[],
+  changed: ReadonlySet<string>,
+): IngressProblem[] {
+  const kept = previous.filter(({ ingress }) => !changed.has(`${ingress.namespace}/${ingress.name}`));
+  return [...kept, ...fresh].sort(byIngress);
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
+}
