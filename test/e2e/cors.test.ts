@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngressAndReload, createService, ingress, paths } from '../support/e2eCluster.js';
+import { startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
 import { startExternalAuthService, type ExternalAuthService } from '../support/externalAuthService.js';
 
 let cluster: E2eCluster;
@@ -43,7 +44,9 @@ const hostOf = (name: string): string => `${name}.cors.test`;
 
 async function applyCors(name: string, annotations: Record<string, string>, service = COUNTER): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
-  await applyIngress(
+  // Until the workers that served before have retired, one may still take a request and answer with the old
+  // nginx.conf (a 404 for this host): the tests below send several requests after the first right answer.
+  await applyIngressAndReload(
     cluster,
     ingress(cluster, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', service]) } }] }, prefixed),
   );
