@@ -83,6 +83,11 @@ export class BuiltBackendMemo {
     return true;
   }
 
+  /** Why endpoints of the backend were refused when it was last built (undefined: not built). */
+  refused(name: string): readonly string[] | undefined {
+    return this.#entries.get(name)?.built.refused;
+  }
+
   rotate(): void {
     this.#entries.rotate();
   }

@@ -20,7 +20,8 @@ import type { IngressShare } from '../ingressShare.js';
 import { byIngress } from '../problemOrder.js';
 import { referenceContext, resolveReferencedObjects } from '../referencedObjects.js';
 import { SecretFileSet } from '../secretFiles.js';
-import type { Backend, Certificate, IngressProblem, Server } from '../types.js';
+import type { Backend, Balancing, Certificate, IngressProblem, Server } from '../types.js';
+import type { BuiltBackendMemo } from './builtBackendMemo.js';
 import type { IngressShareMemo } from './ingressShareMemo.js';
 
 /** More changed Ingresses than this: a whole run (the checks and the merge are per change). */
@@ -31,9 +32,13 @@ interface LastRun {
   generation: number;
   /** The accepted Ingresses (IngressAcceptance keeps one object per version). */
   entries: Set<AcceptedIngress>;
-  /** How many accepted Ingresses (canaries too) name each host; each backend, with those the run made for other reasons. */
+  /** How many accepted Ingresses (canaries too) name each host, and route to each backend. */
   hostUsers: Map<string, number>;
   backendUsers: Map<string, number>;
+  /** Backends a default-backend annotation names (resolveReferencedObjects): built whoever routes to them. */
+  pinned: Set<string>;
+  /** Per backend, the balancing every Ingress routing to it asks for (balancingKey), when they all ask for the same. */
+  agreed: Map<string, string>;
   /** Names some Ingress asks for as a server-alias or a www twin: granted or refused by what hosts exist. */
   wantedNames: Set<string>;
   result: ModelResult;
@@ -42,6 +47,8 @@ interface LastRun {
 interface Footprint {
   hosts: string[];
   backends: string[];
+  /** balancingKey of the Ingress's balancing, which it claims for each of its backends. */
+  balancing: string;
 }
 
 export class IsolatedChanges {
@@ -49,7 +56,10 @@ export class IsolatedChanges {
   /** Runs made from the last result (for tests and the bench). */
   applied = 0;
 
-  constructor(private readonly shares: IngressShareMemo) {}
+  constructor(
+    private readonly shares: IngressShareMemo,
+    private readonly builtBackends: BuiltBackendMemo,
+  ) {}
 
   /** After a whole run: what the next one may start from. */
   remember(input: ModelInput, result: ModelResult): void {
@@ -58,17 +68,32 @@ export class IsolatedChanges {
     if (generation === undefined) return;
     const hostUsers = new Map<string, number>();
     const backendUsers = new Map<string, number>();
-    for (const entry of input.ingresses) count(hostUsers, backendUsers, this.#footprint(entry), 1);
-    // Backends no rule path names: default-backend annotations' (resolveReferencedObjects). The default backend needs
-    // none: a run over the changed Ingresses alone builds it too.
+    const agreed = new Map<string, string>();
+    const disagreed = new Set<string>();
+    for (const entry of input.ingresses) {
+      const footprint = this.#footprint(entry);
+      count(hostUsers, backendUsers, footprint, 1);
+      for (const backend of footprint.backends) {
+        if (disagreed.has(backend)) continue;
+        const known = agreed.get(backend);
+        if (known === undefined) agreed.set(backend, footprint.balancing);
+        else if (known !== footprint.balancing) {
+          agreed.delete(backend);
+          disagreed.add(backend);
+        }
+      }
+    }
+    // Backends no rule path names: default-backend annotations'. The default backend needs no such care: a run over
+    // the changed Ingresses alone builds it too.
+    const pinned = new Set<string>();
     for (const server of result.configuration.servers) {
       for (const { annotations } of server.locations) {
         const name = annotations.errorPages?.defaultBackend;
-        if (name !== undefined) backendUsers.set(name, (backendUsers.get(name) ?? 0) + 1);
+        if (name !== undefined) pinned.add(name);
       }
     }
     const entries = new Set(input.ingresses);
-    this.#last = { input, generation, entries, hostUsers, backendUsers, wantedNames: wantedNames(input.ingresses), result };
+    this.#last = { input, generation, entries, hostUsers, backendUsers, pinned, agreed, wantedNames: wantedNames(input.ingresses), result };
   }
 
   /** The result for `input` from the last run's, when only isolated Ingresses changed; undefined: a whole run is needed. */
@@ -103,6 +128,7 @@ export class IsolatedChanges {
     const leaving = { hosts: new Map<string, number>(), backends: new Map<string, number>() };
     for (const footprint of footprints.removed) count(leaving.hosts, leaving.backends, footprint, 1);
     const hosts = new Set<string>();
+    /** Backends only the changed Ingresses route to: made again. The others must come out the same (#staysSame). */
     const backends = new Set<string>();
     for (const footprint of [...footprints.added, ...footprints.removed]) {
       for (const host of footprint.hosts) {
@@ -110,8 +136,9 @@ export class IsolatedChanges {
         hosts.add(host);
       }
       for (const backend of footprint.backends) {
-        if ((last.backendUsers.get(backend) ?? 0) !== (leaving.backends.get(backend) ?? 0)) return undefined;
-        backends.add(backend);
+        const remaining = (last.backendUsers.get(backend) ?? 0) - (leaving.backends.get(backend) ?? 0);
+        if (remaining === 0 && !last.pinned.has(backend)) backends.add(backend);
+        else if (remaining === 0 || !this.#staysSame(backend, last, footprints.added)) return undefined;
       }
     }
 
@@ -141,9 +168,30 @@ export class IsolatedChanges {
     };
     for (const footprint of footprints.removed) count(last.hostUsers, last.backendUsers, footprint, -1);
     for (const footprint of footprints.added) count(last.hostUsers, last.backendUsers, footprint, 1);
+    for (const backend of backends) {
+      const asked = new Set(footprints.added.filter((footprint) => footprint.backends.includes(backend)).map((f) => f.balancing));
+      const [only] = asked;
+      if (asked.size === 1 && only !== undefined) last.agreed.set(backend, only);
+      else last.agreed.delete(backend);
+    }
     this.#last = { ...last, input, entries, result };
     this.applied++;
     return result;
+  }
+
+  /**
+   * Whether a backend other Ingresses route to too comes out of the change as it was: every Ingress that routes
+   * to it, those added too, asks for the same balancing, which sets no cookie scoped by hosts (affinity), and no
+   * endpoint was refused (whose problem goes to each Ingress in the order
+   * backends were first named), as the last whole run that built it knows. A canary of it stays: canaries meet their
+   * primaries at hosts, and the changed Ingresses' hosts are their own.
+   */
+  #staysSame(backend: string, last: LastRun, added: readonly Footprint[]): boolean {
+    const agreed = last.agreed.get(backend);
+    if (agreed === undefined || added.some((footprint) => footprint.backends.includes(backend) && footprint.balancing !== agreed))
+      return false;
+    const before = last.result.configuration.backends.find((candidate) => candidate.name === backend);
+    return before !== undefined && before.balancing.affinity === undefined && this.builtBackends.refused(backend)?.length === 0;
   }
 
   /** Its hosts and backends, when the Ingress version decides nothing across hosts. */
@@ -154,11 +202,11 @@ export class IsolatedChanges {
       return undefined;
     const share = this.shares.share(entry.ingress);
     if (share.ruleless || share.ruleHosts.includes(CATCH_ALL) || !namesNothing(entry, share, input)) return undefined;
-    return footprintOf(share);
+    return this.#footprint(entry);
   }
 
   #footprint(entry: AcceptedIngress): Footprint {
-    return footprintOf(this.shares.share(entry.ingress));
+    return footprintOf(this.shares.share(entry.ingress), balancingKey(entry.annotations.balancing));
   }
 }
 
@@ -175,10 +223,27 @@ function wantedNames(ingresses: readonly AcceptedIngress[]): Set<string> {
   return names;
 }
 
-function footprintOf(share: IngressShare): Footprint {
+function footprintOf(share: IngressShare, balancing: string): Footprint {
   const backends = new Set(share.paths.map((path) => path.backend));
   if (share.ownDefault !== undefined) backends.add(share.ownDefault.backend);
-  return { hosts: [...new Set(share.ruleHosts)], backends: [...backends] };
+  return { hosts: [...new Set(share.ruleHosts)], backends: [...backends], balancing };
+}
+
+const BALANCING_KEYS = new WeakMap<Balancing, string>();
+const UNDEFINED = '\u0000undefined';
+
+/**
+ * Equal for Balancing values BackendTable.balancingOf takes for equal (isDeepStrictEqual: the same own keys,
+ * an undefined value included). Kept per object: IngressAcceptance keeps one per Ingress version.
+ */
+function balancingKey(balancing: Balancing): string {
+  let key = BALANCING_KEYS.get(balancing);
+  if (key === undefined) {
+    // An undefined value written as a value of its own, at any depth: JSON would leave its key out.
+    key = JSON.stringify(balancing, (_name, value: unknown) => (value === undefined ? UNDEFINED : value));
+    BALANCING_KEYS.set(balancing, key);
+  }
+  return key;
 }
 
 function count(hostUsers: Map<string, number>, backendUsers: Map<string, number>, footprint: Footprint, by: number): void {

@@ -17,7 +17,7 @@ export class ModelMemo {
   readonly finishedBackends = new FinishedBackendMemo();
   readonly servers = new ServerMemo();
   /** The last run's result, which a run after isolated Ingress changes starts from. */
-  readonly isolated = new IsolatedChanges(this.shares);
+  readonly isolated = new IsolatedChanges(this.shares, this.builtBackends);
 
   /** A run is over: each table drops what it did not use. */
   rotate(): void {
