@@ -4,10 +4,12 @@
 // order the routes are found in (canaries are merged after every primary).
 import { isDeepStrictEqual } from 'node:util';
 import { backendName, buildBackend, type EndpointPolicy, type ServiceLookup, type ServiceReference } from './backends.js';
+import { backendOrder } from './configurationOrder.js';
 import { refuseSelfEndpoints } from './selfAddress.js';
 import { clusterIpEndpoint } from './serviceUpstream.js';
 import { finishedBackend } from './memo/finishedBackendMemo.js';
 import type { ModelMemo } from './memo/modelMemo.js';
+import type { GlobalSettings } from './settings/globalSettings.js';
 import type { Backend, Balancing, Canary, Endpoint, IngressProblem, IngressRef } from './types.js';
 
 /** An Ingress routing to a backend, with the balancing it asks for. */
@@ -16,6 +18,11 @@ export interface BalancingClaim {
   rank: number;
   ingress: IngressRef;
   balancing: Balancing;
+}
+
+/** The balancing of a backend no Ingress routes to: the ConfigMap's load-balance. */
+export function unclaimedBalancing(settings: GlobalSettings): Balancing {
+  return { algorithm: settings.loadBalance, hashBy: undefined, affinity: undefined };
 }
 
 export class BackendTable {
@@ -86,7 +93,7 @@ export class BackendTable {
           this.canaries.get(backend.name),
         ),
       )
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(backendOrder);
   }
 
   /** The Service's endpoints, or with service-upstream its ClusterIP (never Portico itself); its Ingresses are told when it has none. */

@@ -6,7 +6,7 @@
 import type { ConfigMap, Ingress, Secret } from '../kube/objects.js';
 import type { EndpointPolicy, ServiceLookup } from './backends.js';
 import { ingressKey, scopeAffinity } from './affinityScope.js';
-import { BackendTable, type BalancingClaim } from './backendTable.js';
+import { BackendTable, unclaimedBalancing, type BalancingClaim } from './backendTable.js';
 import { mergeCanaries, type CanaryIngress } from './canaries.js';
 import { certificateCoversHost, certificateFromSecret } from './certificates.js';
 import { certificateSecretKey, finishServer, type DraftServer } from './finishServer.js';
@@ -18,7 +18,7 @@ import { compareIngressAge } from './ingressOrder.js';
 import { defaultBackendAnnotations } from './defaultBackendLogs.js';
 import type { DraftLocation } from './locations.js';
 import type { ModelMemo } from './memo/modelMemo.js';
-import { byIngress } from './problemOrder.js';
+import { byIngress, certificateOrder, serverOrder } from './configurationOrder.js';
 import { referenceContext, resolveReferencedObjects } from './referencedObjects.js';
 import { streamServicesOf, type ConfigMapProblem, type StreamServiceSources } from './stream/streamServices.js';
 import { SecretFileSet } from './secretFiles.js';
@@ -83,8 +83,7 @@ function buildWhole(input: ModelInput, memo?: ModelMemo): ModelResult {
   const problems: IngressProblem[] = [];
   const warnings: string[] = [];
   const configMapProblems: ConfigMapProblem[] = [];
-  const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
-  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, warnings, memo);
+  const backends = new BackendTable(input.lookup, unclaimedBalancing(input.settings), input.endpoints, warnings, memo);
 
   const defaultBackend = defaultBackendOf(input, backends, warnings);
   const servers = new Map<string, DraftServer>();
@@ -151,16 +150,14 @@ function buildWhole(input: ModelInput, memo?: ModelMemo): ModelResult {
 
   const certificates = new Map<string, Certificate>();
   const defaultCertificate = defaultCertificateOf(input, certificates, warnings);
-  const finished: Server[] = [...servers.values()]
-    .sort((a, b) => (a.hostname === CATCH_ALL ? -1 : b.hostname === CATCH_ALL ? 1 : a.hostname < b.hostname ? -1 : 1))
-    .map((draft) => {
-      const secretKey = certificateSecretKey(draft);
-      const secret = secretKey === undefined ? undefined : input.lookup.secret(secretKey);
-      const { server, problems: found, certificate } = memo ? memo.servers.finish(draft, secret) : finishServer(draft, secret);
-      problems.push(...found);
-      if (certificate !== undefined) certificates.set(certificate.id, certificate);
-      return server;
-    });
+  const finished: Server[] = [...servers.values()].sort(serverOrder).map((draft) => {
+    const secretKey = certificateSecretKey(draft);
+    const secret = secretKey === undefined ? undefined : input.lookup.secret(secretKey);
+    const { server, problems: found, certificate } = memo ? memo.servers.finish(draft, secret) : finishServer(draft, secret);
+    problems.push(...found);
+    if (certificate !== undefined) certificates.set(certificate.id, certificate);
+    return server;
+  });
   const named = withHostAliases(finished, ordered, certificates, problems);
   const tlsFiles = tlsSettingsFiles(input.settings, input.lookup, secretFiles, warnings);
   const finishedBackends = scopeAffinity(backends.finish(problems, warnings), named, withAffinity(ordered));
@@ -171,7 +168,7 @@ function buildWhole(input: ModelInput, memo?: ModelMemo): ModelResult {
     configuration: {
       servers: named,
       backends: finishedBackends,
-      certificates: [...certificates.values()].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      certificates: [...certificates.values()].sort(certificateOrder),
       secretFiles: secretFiles.list(),
       tlsFiles,
       defaultCertificate,

@@ -72,7 +72,7 @@ test('an orphan canary (no primary at that host, path and match) is ignored and 
     canary('other-type', [['/api', 'Prefix', 'beta-2']]),
     canary('other-host', [['/api', 'Exact', 'beta-3']], {}, 'elsewhere'),
   ]);
-  // By Ingress name (problemOrder.ts).
+  // By Ingress name (configurationOrder.ts).
   assert.deepEqual(problemsOf(result), ['other-host OrphanCanary', 'other-path OrphanCanary', 'other-type OrphanCanary']);
   assert.match(result.problems[1]?.message ?? '', /^path \/other \(Prefix\) on host h has no primary/);
   assert.equal(backendOf(result, 'app/web:80')?.canary, undefined);

@@ -13,14 +13,15 @@
 // (new settings, a Service, EndpointSlice, Secret or ConfigMap changed, a
 // shared host) is a whole run. test/model/isolatedChanges.test.ts compares
 // the two after random changes.
-import { BackendTable } from '../backendTable.js';
+import { ingressKey } from '../affinityScope.js';
+import { BackendTable, unclaimedBalancing } from '../backendTable.js';
 import type { AcceptedIngress, ModelInput, ModelResult } from '../buildConfiguration.js';
-import { CATCH_ALL } from '../ingressRules.js';
+import { CATCH_ALL, ingressRef } from '../ingressRules.js';
 import type { IngressShare } from '../ingressShare.js';
-import { byIngress } from '../problemOrder.js';
+import { backendOrder, byIngress, certificateOrder, serverOrder } from '../configurationOrder.js';
 import { referenceContext, resolveReferencedObjects } from '../referencedObjects.js';
 import { SecretFileSet } from '../secretFiles.js';
-import type { Backend, Balancing, Certificate, IngressProblem, Server } from '../types.js';
+import type { Balancing, Certificate, IngressProblem, Server } from '../types.js';
 import type { BuiltBackendMemo } from './builtBackendMemo.js';
 import type { IngressShareMemo } from './ingressShareMemo.js';
 
@@ -53,6 +54,7 @@ interface Footprint {
 
 export class IsolatedChanges {
   #last: LastRun | undefined;
+  readonly #footprints = new WeakMap<AcceptedIngress, Footprint>();
   /** Runs made from the last result (for tests and the bench). */
   applied = 0;
 
@@ -205,8 +207,14 @@ export class IsolatedChanges {
     return this.#footprint(entry);
   }
 
+  /** Kept per entry: a whole run counts every Ingress's, and IngressAcceptance keeps one entry per version. */
   #footprint(entry: AcceptedIngress): Footprint {
-    return footprintOf(this.shares.share(entry.ingress), balancingKey(entry.annotations.balancing));
+    let footprint = this.#footprints.get(entry);
+    if (footprint === undefined) {
+      footprint = footprintOf(this.shares.share(entry.ingress), balancingKey(entry.annotations.balancing));
+      this.#footprints.set(entry, footprint);
+    }
+    return footprint;
   }
 }
 
@@ -229,21 +237,14 @@ function footprintOf(share: IngressShare, balancing: string): Footprint {
   return { hosts: [...new Set(share.ruleHosts)], backends: [...backends], balancing };
 }
 
-const BALANCING_KEYS = new WeakMap<Balancing, string>();
 const UNDEFINED = '\u0000undefined';
 
 /**
  * Equal for Balancing values BackendTable.balancingOf takes for equal (isDeepStrictEqual: the same own keys,
- * an undefined value included). Kept per object: IngressAcceptance keeps one per Ingress version.
+ * an undefined value included; at any depth, where JSON would leave the key out).
  */
 function balancingKey(balancing: Balancing): string {
-  let key = BALANCING_KEYS.get(balancing);
-  if (key === undefined) {
-    // An undefined value written as a value of its own, at any depth: JSON would leave its key out.
-    key = JSON.stringify(balancing, (_name, value: unknown) => (value === undefined ? UNDEFINED : value));
-    BALANCING_KEYS.set(balancing, key);
-  }
-  return key;
+  return JSON.stringify(balancing, (_name, value: unknown) => (value === undefined ? UNDEFINED : value));
 }
 
 function count(hostUsers: Map<string, number>, backendUsers: Map<string, number>, footprint: Footprint, by: number): void {
@@ -255,8 +256,7 @@ function count(hostUsers: Map<string, number>, backendUsers: Map<string, number>
 function namesNothing(entry: AcceptedIngress, share: IngressShare, input: ModelInput): boolean {
   const problems: IngressProblem[] = [];
   const secretFiles = new SecretFileSet();
-  const unclaimed = { algorithm: input.settings.loadBalance, hashBy: undefined, affinity: undefined };
-  const backends = new BackendTable(input.lookup, unclaimed, input.endpoints, []);
+  const backends = new BackendTable(input.lookup, unclaimedBalancing(input.settings), input.endpoints, []);
   const resolved = resolveReferencedObjects(
     entry.annotations.location,
     referenceContext(input, share.ref, { secretFiles, problems, backends }),
@@ -282,7 +282,7 @@ function sameSurroundings(last: LastRun, input: ModelInput): boolean {
 }
 
 function keyOf({ ingress }: AcceptedIngress): string {
-  return `${ingress.metadata?.namespace ?? ''}/${ingress.metadata?.name ?? ''}`;
+  return ingressKey(ingressRef(ingress));
 }
 
 /** `previous` (in `order`) without what `replaced` picks, with `fresh`'s of those, each put in its place. */
@@ -302,16 +302,6 @@ function merge<T>(previous: readonly T[], fresh: readonly T[], replaced: (item: 
   return merged;
 }
 
-function serverOrder(a: Server, b: Server): number {
-  if (a.hostname === CATCH_ALL) return -1;
-  if (b.hostname === CATCH_ALL) return 1;
-  return a.hostname < b.hostname ? -1 : 1;
-}
-
-function backendOrder(a: Backend, b: Backend): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
 /** The certificates the servers and the default name, by id (the last run's object where both have one). */
 function certificatesOf(servers: readonly Server[], defaultCertificate: string | undefined, known: readonly Certificate[]): Certificate[] {
   const used = new Set<string>();
@@ -319,7 +309,7 @@ function certificatesOf(servers: readonly Server[], defaultCertificate: string |
   for (const server of servers) if (server.certificate !== undefined) used.add(server.certificate);
   const byId = new Map<string, Certificate>();
   for (const certificate of known) if (used.has(certificate.id) && !byId.has(certificate.id)) byId.set(certificate.id, certificate);
-  return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+  return [...byId.values()].sort(certificateOrder);
 }
 
 /** The last run's problems of the Ingresses that did not change, with the changed ones' from their own run, in the model's order. */
@@ -328,7 +318,7 @@ function problemsAfter(
   fresh: readonly IngressProblem[],
   changed: ReadonlySet<string>,
 ): IngressProblem[] {
-  const kept = previous.filter(({ ingress }) => !changed.has(`${ingress.namespace}/${ingress.name}`));
+  const kept = previous.filter(({ ingress }) => !changed.has(ingressKey(ingress)));
   return [...kept, ...fresh].sort(byIngress);
 }
 
