@@ -9,7 +9,16 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const SETTINGS = 'server-snippet-settings';
 const WAIT = { timeoutMs: 20_000, intervalMs: 200 };
@@ -98,7 +107,9 @@ describe('server-snippet', () => {
   });
 
   test('a snippet of several lines (a YAML block) has each line applied; a bad second line is contained to its Ingress', async () => {
-    await applyIngress(
+    // Waits for the old workers' retirement too: the second request below
+    // could otherwise reach one that still routes the host without the snippet.
+    await applyIngressAndReload(
       cluster,
       snippetIngress('multi', 'multi', '/', 'add_header X-Server-Snippet "multi" always;\n\tadd_header X-Second "2" always;\n'),
     );
