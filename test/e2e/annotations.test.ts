@@ -15,6 +15,7 @@ import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
 import {
   applyIngress,
+  applyIngressAndReload,
   createService,
   ECHO_PORT,
   ingress,
@@ -46,14 +47,18 @@ function nginxAnnotations(values: Record<string, string>): Record<string, string
 
 const ROOT_TO_ECHO: PathSpec = ['/', 'Prefix', 'echo'];
 
-/** An Ingress of `portico`'s class for the host named after it, with these nginx.ingress.kubernetes.io/ annotations. */
+/**
+ * An Ingress of `portico`'s class for the host named after it, with these nginx.ingress.kubernetes.io/ annotations;
+ * `andReload`: until nginx reloaded with it and the workers of before retired (one would 404 a new host).
+ */
 async function applyAnnotated(
   portico: E2eCluster,
   name: string,
   annotations: Record<string, string>,
   specs: readonly PathSpec[] = [ROOT_TO_ECHO],
+  andReload = false,
 ): Promise<void> {
-  await applyIngress(
+  await (andReload ? applyIngressAndReload : applyIngress)(
     portico,
     ingress(portico, name, { rules: [{ host: hostOf(name), http: { paths: paths(...specs) } }] }, nginxAnnotations(annotations)),
   );
@@ -193,7 +198,9 @@ describe('an invalid annotation value', () => {
   for (const [annotation, invalid, valid] of INVALID_VALUES) {
     test(`${annotation}: ${JSON.stringify(invalid)} keeps the last good version serving until fixed`, async () => {
       const name = `refused-${annotation}`;
-      await applyAnnotated(cluster, name, {}, [['/v1', 'Prefix', 'echo']]);
+      // Its reload waited for: a new plain host answers from its pending route before it, and a worker of before
+      // would 404 the host after it, in the requests asked once below.
+      await applyAnnotated(cluster, name, {}, [['/v1', 'Prefix', 'echo']], true);
       await untilStatus(cluster, name, 200, { path: '/v1' });
 
       // The new version moves the path as well, so traffic tells which version serves.

@@ -14,7 +14,16 @@ import assert from 'node:assert/strict';
 import type { EchoResponse, TlsSession } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ECHO_PORT, ingress, paths, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ECHO_PORT,
+  ingress,
+  paths,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { applySecret } from '../support/applySecret.js';
 
 const run = promisify(execFile);
@@ -109,11 +118,12 @@ async function issue(ca: Pem, name: string, commonName: string, extensions: stri
 
 const hostOf = (name: string): string => `${name}.proxy-ssl.test`;
 
-async function applyBackendTls(name: string, service: string, annotations: Record<string, string>): Promise<void> {
+/** `andReload`: until nginx reloaded with it and the workers of before retired (one would 404 the host). */
+async function applyBackendTls(name: string, service: string, annotations: Record<string, string>, andReload = false): Promise<void> {
   const prefixed = Object.fromEntries(
     Object.entries({ 'backend-protocol': 'HTTPS', ...annotations }).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]),
   );
-  await applyIngress(
+  await (andReload ? applyIngressAndReload : applyIngress)(
     cluster,
     ingress(cluster, name, { rules: [{ host: hostOf(name), http: { paths: paths(['/', 'Prefix', service]) } }] }, prefixed),
   );
@@ -177,8 +187,9 @@ describe('a backend that requires a client certificate', () => {
 
   test('a location without the client certificate never reuses a connection another location made with it', async () => {
     await applySecret(cluster, 'pooled', { 'tls.crt': pki.clientCert, 'tls.key': pki.clientKey });
-    await applyBackendTls('pooled-with', 'mutual', { 'proxy-ssl-secret': 'pooled' });
-    await applyBackendTls('pooled-without', 'mutual', {});
+    // Both reloads waited for: the rounds below ask once each.
+    await applyBackendTls('pooled-with', 'mutual', { 'proxy-ssl-secret': 'pooled' }, true);
+    await applyBackendTls('pooled-without', 'mutual', {}, true);
     await untilStatus('pooled-with', 200);
     await untilStatus('pooled-without', 502);
     // Alternating, so each nginx worker has idle connections with the certificate when the other location asks.

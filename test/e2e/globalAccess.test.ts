@@ -8,7 +8,16 @@ import { after, before, test } from 'node:test';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpGetOptions, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  changeAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const SETTINGS = 'global-access-settings';
 const WAIT = { timeoutMs: 20_000, intervalMs: 200 };
@@ -38,12 +47,15 @@ async function applyHost(name: string, annotations: Record<string, string> = {})
   );
 }
 
+/** Each write changes nginx.conf: waits for its reload and the old workers' retirement (the tests ask several times after one right answer). */
 async function setSettings(data: Record<string, string>): Promise<void> {
-  await cluster.core.replaceNamespacedConfigMap({
-    namespace: cluster.namespace,
-    name: SETTINGS,
-    body: { metadata: { name: SETTINGS }, data },
-  });
+  await changeAndReload([cluster.portico], 'the ConfigMap', () =>
+    cluster.core.replaceNamespacedConfigMap({
+      namespace: cluster.namespace,
+      name: SETTINGS,
+      body: { metadata: { name: SETTINGS }, data },
+    }),
+  );
 }
 
 function send(name: string, options: Omit<HttpGetOptions, 'port' | 'host'> = {}): Promise<HttpResult> {

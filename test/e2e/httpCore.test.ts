@@ -8,7 +8,15 @@ import { request } from 'node:http';
 import { after, before, test } from 'node:test';
 import { stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { applyIngressAndReload, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngressAndReload,
+  changeAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
 import { putSettings, startSettingsCluster } from '../support/settingsCluster.js';
 import { appliedConfigurations, readFrom } from '../support/porticoLog.js';
@@ -74,12 +82,13 @@ function echoedBody(answer: RawAnswer): string {
 
 /**
  * Replaces the ConfigMap's data and waits until `check` holds and the sync loop has logged the
- * configuration as applied; returns those log lines (the next change's start after them).
+ * configuration as applied; returns those log lines (the next change's start after them). Each
+ * change here reloads: the old workers' retirement is waited for, as the tests send more requests.
  */
 async function configure(data: Record<string, string>, check: () => Promise<void>): Promise<string[]> {
   const log = cluster.portico.process.logPath;
   const offset = (await stat(log)).size;
-  await putSettings(cluster, data);
+  await changeAndReload([cluster.portico], 'the ConfigMap', () => putSettings(cluster, data));
   return eventually(
     async () => {
       await check();

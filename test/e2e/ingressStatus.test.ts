@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CoreV1Api, V1Ingress } from '@kubernetes/client-node';
-import { applyIngress, createService, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import {
@@ -78,8 +86,8 @@ describe('--publish-status-address', () => {
     assert.deepEqual(await statusOf(fixed, 'foreign'), []);
     assert.deepEqual(await statusOf(fixed, 'foreign-with-status'), [{ ip: '198.51.100.9' }]);
 
-    // A valid version is served, and then published.
-    await applyIngress(fixed, appIngress(fixed, 'refused', { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' }));
+    // A valid version is served, and then published. Its reload waited for: a worker of before would 404 the request below.
+    await applyIngressAndReload(fixed, appIngress(fixed, 'refused', { 'nginx.ingress.kubernetes.io/ssl-redirect': 'false' }));
     await expectStatus(fixed, 'refused', [{ ip: '192.0.2.10' }, { hostname: 'lb.example.test' }]);
     await serves(fixed, 'refused');
   });

@@ -9,7 +9,16 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Lease } from '@kubernetes/client-node';
 import { sharedControlPlane } from '../support/controlPlane.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  changeAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { startPortico, type PorticoProcess } from '../support/porticoProcess.js';
@@ -42,7 +51,10 @@ before(async () => {
   replicas = [cluster.portico];
   for (let i = 0; i < 2; i++) replicas.push(await startPortico(cluster.porticoArgs, { env }));
   await createService(cluster, 'app', await startBackends(cluster, 'app'));
-  await applyIngress(cluster, ingress(cluster, 'app', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'app']) } }] }));
+  // Every replica's reload and old workers' retirement: after the first answers, the survivors must serve every request.
+  await changeAndReload(replicas, 'applying app', () =>
+    applyIngress(cluster, ingress(cluster, 'app', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'app']) } }] })),
+  );
   const admin = new KubeConfig();
   admin.loadFromFile((await sharedControlPlane()).adminKubeconfig);
   leases = admin.makeApiClient(CoordinationV1Api);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { applyIngress, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
+import { applyIngressAndReload, createService, ingress, paths, startBackends, type E2eCluster } from '../support/e2eCluster.js';
 import { eventually } from '../support/eventually.js';
 import { putSettings, startSettingsCluster } from '../support/settingsCluster.js';
 import { httpGet } from '../support/httpGet.js';
@@ -23,7 +23,11 @@ let cluster: E2eCluster;
 before(async () => {
   cluster = await startSettingsCluster('logging', LOGGED_TO_STDOUT);
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
-  await applyIngress(cluster, ingress(cluster, 'app', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }));
+  // The reload too: the host answers from its pending route before it, and a worker of before may 404 it after it.
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'app', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }),
+  );
   await eventually(async () => assert.equal((await get(HOST, '/')).status, 200), { timeoutMs: 20_000 });
 });
 after(() => cluster?.close());

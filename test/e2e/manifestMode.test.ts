@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { startEchoServer, type RunningEchoServer } from '../../tools/echo/echoServer.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
+import { changeAndReload } from '../support/e2eCluster.js';
 import { startPortico, type PorticoProcess } from '../support/porticoProcess.js';
 
 const APP_HOST = 'app.manifest.test';
@@ -106,7 +107,10 @@ test('every edit of a manifest changes the routing live', async () => {
 });
 
 test('a broken YAML file added to the folder leaves the serving configuration alone', async () => {
-  await writeManifest('second.yaml', yamlDocuments(ingressManifest('second', 'second.manifest.test', '/')));
+  // Its reload and the old workers' retirement first: after it a worker of before would 404 the new host below.
+  await changeAndReload([portico], 'writing second.yaml', () =>
+    writeManifest('second.yaml', yamlDocuments(ingressManifest('second', 'second.manifest.test', '/'))),
+  );
   await expectRoute('second.manifest.test', '/', 'manifest-echo');
 
   await writeManifest('broken.yaml', 'apiVersion: v1\nkind: Service\nmetadata: { name: broken\n');

@@ -9,7 +9,16 @@ import { httpGet } from '../support/httpGet.js';
 import { nginxMasterPid, whileStopped } from '../support/nginxWorkers.js';
 import { CONTROLLER_NAMESPACE } from '../support/ingressStatus.js';
 import { parsePrometheusText, samplesOf, valueOf, type Sample } from '../support/prometheusText.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const HOST = 'shop.metrics.test';
 /** Its own Lease, so that no other test's Portico leads it. */
@@ -34,7 +43,11 @@ before(async () => {
     env: { POD_NAMESPACE: CONTROLLER_NAMESPACE },
   });
   await createService(cluster, 'web', await startBackends(cluster, 'web'));
-  await applyIngress(cluster, ingress(cluster, 'shop', { rules: [{ host: HOST, http: { paths: paths(['/api', 'Prefix', 'web']) } }] }));
+  // The reload too: the host answers from its pending route before it, and a worker of before may 404 it after it.
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'shop', { rules: [{ host: HOST, http: { paths: paths(['/api', 'Prefix', 'web']) } }] }),
+  );
   await eventually(async () => assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, path: '/api' })).status, 200), {
     timeoutMs: 20_000,
   });

@@ -11,7 +11,15 @@ import assert from 'node:assert/strict';
 import { sharedControlPlane, createTestNamespace } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet, type HttpResult } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 
 const SETTINGS_NAME = 'portico-settings';
 /** Snippets admitted, as ingress-nginx's e2e tests do for modsecurity-snippet. */
@@ -33,10 +41,13 @@ after(() => cluster?.close());
 
 const hostOf = (name: string): string => `${name}.modsecurity.test`;
 
-/** An Ingress for `/<path>` of the host named `host` with these nginx.ingress.kubernetes.io/ annotations. */
+/**
+ * An Ingress for `/<path>` of the host named `host` with these nginx.ingress.kubernetes.io/ annotations, once
+ * nginx reloaded with it and the workers of before retired (one would answer without ModSecurity, or 404).
+ */
 async function applyPath(name: string, host: string, path: string, annotations: Record<string, string>): Promise<void> {
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`nginx.ingress.kubernetes.io/${key}`, value]));
-  await applyIngress(
+  await applyIngressAndReload(
     cluster,
     ingress(cluster, name, { rules: [{ host: hostOf(host), http: { paths: paths([path, 'Prefix', 'echo']) } }] }, prefixed),
   );

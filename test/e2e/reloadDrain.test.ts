@@ -14,7 +14,17 @@ import { Agent, WebSocket } from 'undici';
 import { createTestNamespace, sharedControlPlane } from '../support/controlPlane.js';
 import { eventually } from '../support/eventually.js';
 import { echoed, httpGet } from '../support/httpGet.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  changeAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { isAlive, nginxWorkers } from '../support/nginxWorkers.js';
 
 const HOST = 'drain.test';
@@ -47,17 +57,23 @@ before(async () => {
   const namespace = await createTestNamespace((await sharedControlPlane()).adminKubeconfig, 'drain');
   cluster = await startE2eCluster('drain', [`--configmap=${namespace}/${SETTINGS}`], { namespace });
   await createService(cluster, 'echo', await startBackends(cluster, 'echo'));
-  await applyIngress(cluster, ingress(cluster, 'drain', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }));
-  await cluster.core.createNamespacedConfigMap({
-    namespace,
-    body: { metadata: { name: SETTINGS }, data: { 'worker-shutdown-timeout': `${SHUTDOWN_TIMEOUT_MS / 1000}s` } },
-  });
+  // Each reload, and the old workers' retirement, waited for: (i) opens its WebSocket at once, and a worker of
+  // before would 404 the host.
+  await applyIngressAndReload(
+    cluster,
+    ingress(cluster, 'drain', { rules: [{ host: HOST, http: { paths: paths(['/', 'Prefix', 'echo']) } }] }),
+  );
+  await changeAndReload([cluster.portico], 'the ConfigMap', () =>
+    cluster.core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: SETTINGS }, data: { 'worker-shutdown-timeout': `${SHUTDOWN_TIMEOUT_MS / 1000}s` } },
+    }),
+  );
   // Workers retired from now on drain for the short timeout (a retiring worker keeps the timeout it was started with).
   await eventually(async () => {
     const conf = await readFile(join(cluster.portico.prefix, 'conf', 'nginx.conf'), 'utf8');
     assert.match(conf, new RegExp(`worker_shutdown_timeout ${SHUTDOWN_TIMEOUT_MS / 1000}s;`));
-    // The host from nginx.conf, not from the catch-all's pending route (watch events of the Ingress and the
-    // ConfigMap may arrive in either order, so the timeout can be loaded before the host is).
+    // The host from nginx.conf, not from the catch-all's pending route.
     assert.ok(conf.includes(`server_name "${HOST}"`), 'the host is in nginx.conf');
     const result = await httpGet({ port: cluster.portico.ports.http, host: HOST });
     assert.equal(result.status === 200 ? echoed(result).service : result.status, 'echo');

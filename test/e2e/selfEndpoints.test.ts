@@ -9,7 +9,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
 import { eventually } from '../support/eventually.js';
-import { applyIngress, createService, ingress, paths, startBackends, startE2eCluster, type E2eCluster } from '../support/e2eCluster.js';
+import {
+  applyIngress,
+  applyIngressAndReload,
+  createService,
+  ingress,
+  paths,
+  startBackends,
+  startE2eCluster,
+  type E2eCluster,
+} from '../support/e2eCluster.js';
 import { echoed, httpGet } from '../support/httpGet.js';
 import { applyTlsSecret } from '../support/tlsSecrets.js';
 
@@ -102,7 +111,9 @@ describe('backends that are Portico itself', () => {
     await createService(cluster, 'web', await startBackends(cluster, 'web'));
     // The tenant has TLS: its private key is in the live state a hostile backend would read.
     await applyTlsSecret(cluster, 'tenant-tls', [TENANT]);
-    await applyIngress(
+    // Each Ingress until its reload and the old workers' retirement (one would 404 these new hosts): the first
+    // test asks every host once per request, the tenant last.
+    await applyIngressAndReload(
       cluster,
       ingress(cluster, 'tenant', {
         tls: [{ hosts: [TENANT], secretName: 'tenant-tls' }],
@@ -132,7 +143,10 @@ describe('backends that are Portico itself', () => {
     ];
     for (const { name, host } of hostile) {
       const port = name === 'zero' ? status : name === 'local' ? http : 80;
-      await applyIngress(cluster, ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name, port]) } }] }));
+      await applyIngressAndReload(
+        cluster,
+        ingress(cluster, name, { rules: [{ host, http: { paths: paths(['/', 'Prefix', name, port]) } }] }),
+      );
     }
     await eventually(
       async () => {

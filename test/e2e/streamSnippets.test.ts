@@ -19,6 +19,7 @@ import { echoed, httpGet } from '../support/httpGet.js';
 import { parsePrometheusText, valueOf } from '../support/prometheusText.js';
 import {
   applyIngress,
+  changeAndReload,
   createService,
   ECHO_PORT,
   ingress,
@@ -172,13 +173,16 @@ test('the stream log: log-format-stream at stream-access-log-path, one line per 
         JSON.stringify(await lines()),
       );
     }, WAIT);
-    await setSettings({
-      'stream-snippet': streamServer(globalPort),
-      ...ADMITTED,
-      ...logging,
-      'disable-stream-access-log': 'true',
-      'block-user-agents': 'Probe2',
-    });
+    // And the old workers' retirement: one of them would still take the connections below and log them.
+    await changeAndReload([cluster.portico], 'the ConfigMap', () =>
+      setSettings({
+        'stream-snippet': streamServer(globalPort),
+        ...ADMITTED,
+        ...logging,
+        'disable-stream-access-log': 'true',
+        'block-user-agents': 'Probe2',
+      }),
+    );
     await eventually(
       async () =>
         assert.equal((await httpGet({ port: cluster.portico.ports.http, host: HOST, headers: { 'User-Agent': 'Probe2' } })).status, 403),

@@ -44,11 +44,14 @@ before(async () => {
 });
 after(() => cluster?.close());
 
-/** An Ingress serving `host` over TLS (its own certificate, from Lua) to `web`, with these annotations. */
-async function tlsHost(name: string, host: string, annotations: Record<string, string>): Promise<void> {
+/**
+ * An Ingress serving `host` over TLS (its own certificate, from Lua) to `web`, with these annotations;
+ * `andReload`: until nginx reloaded with it and the workers of before retired (one would handshake without its ciphers).
+ */
+async function tlsHost(name: string, host: string, annotations: Record<string, string>, andReload = false): Promise<void> {
   await applyTlsSecret(cluster, name, [host]);
   const prefixed = Object.fromEntries(Object.entries(annotations).map(([key, value]) => [`${ANNOTATION}/${key}`, value]));
-  await applyIngress(
+  await (andReload ? applyIngressAndReload : applyIngress)(
     cluster,
     ingress(
       cluster,
@@ -85,18 +88,24 @@ function handshake(servername: string, ciphers: string): Promise<string> {
 }
 
 describe('ssl-ciphers and ssl-prefer-server-ciphers, per host on one listener', () => {
+  // Each waits for its own reload (a reload still under way would end an applyIngressAndReload early): the tests
+  // handshake once per case.
   before(async () => {
-    await tlsHost('weak', 'weak.ciphers.test', { 'ssl-ciphers': NOT_IN_DEFAULT_LIST });
-    await tlsHost('strict', 'strict.ciphers.test', { 'ssl-ciphers': ALSO_IN_DEFAULT_LIST });
-    await tlsHost('plain', 'plain.ciphers.test', {});
-    await tlsHost('server-order', 'server-order.ciphers.test', {
-      'ssl-ciphers': `${ALSO_IN_DEFAULT_LIST}:${IN_DEFAULT_LIST}`,
-      'ssl-prefer-server-ciphers': 'true',
-    });
-    await tlsHost('client-order', 'client-order.ciphers.test', {
-      'ssl-ciphers': `${ALSO_IN_DEFAULT_LIST}:${IN_DEFAULT_LIST}`,
-      'ssl-prefer-server-ciphers': 'false',
-    });
+    await tlsHost('weak', 'weak.ciphers.test', { 'ssl-ciphers': NOT_IN_DEFAULT_LIST }, true);
+    await tlsHost('strict', 'strict.ciphers.test', { 'ssl-ciphers': ALSO_IN_DEFAULT_LIST }, true);
+    await tlsHost('plain', 'plain.ciphers.test', {}, true);
+    await tlsHost(
+      'server-order',
+      'server-order.ciphers.test',
+      { 'ssl-ciphers': `${ALSO_IN_DEFAULT_LIST}:${IN_DEFAULT_LIST}`, 'ssl-prefer-server-ciphers': 'true' },
+      true,
+    );
+    await tlsHost(
+      'client-order',
+      'client-order.ciphers.test',
+      { 'ssl-ciphers': `${ALSO_IN_DEFAULT_LIST}:${IN_DEFAULT_LIST}`, 'ssl-prefer-server-ciphers': 'false' },
+      true,
+    );
     for (const host of ['weak', 'strict', 'plain', 'server-order', 'client-order']) {
       await eventually(async () => {
         const result = await httpGet({ port: cluster.portico.ports.https, host: `${host}.ciphers.test`, https: true });
@@ -169,9 +178,10 @@ describe('enable-access-log and enable-rewrite-log', () => {
 
   before(async () => {
     const rule = (path: string) => ({ host, http: { paths: paths([path, 'Prefix', 'web']) } });
-    await applyIngress(cluster, ingress(cluster, 'loud', { rules: [rule('/loud')] }));
+    // Each waits for its reload: one still under way would end the wait for quiet's early.
+    await applyIngressAndReload(cluster, ingress(cluster, 'loud', { rules: [rule('/loud')] }));
     const rewriting = { [`${ANNOTATION}/enable-rewrite-log`]: 'true', [`${ANNOTATION}/rewrite-target`]: '/rewritten' };
-    await applyIngress(
+    await applyIngressAndReload(
       cluster,
       ingress(
         cluster,

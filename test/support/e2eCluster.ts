@@ -183,19 +183,40 @@ export function ingress(
  * state across later changes must not take the first answer for the reload.
  */
 export async function applyIngressAndReload(cluster: E2eCluster, body: V1Ingress, timeoutMs = 20_000): Promise<void> {
-  const log = cluster.portico.process.logPath;
-  const offset = (await stat(log)).size;
-  const serving = await servingWorkerPids(cluster.portico.prefix);
-  await applyIngress(cluster, body);
-  await eventually(
-    async () => {
-      if (appliedConfigurations(await readFrom(log, offset)).reloads === 0) {
-        throw new Error(`no reload within ${timeoutMs} ms of applying ${body.metadata?.name}\n${cluster.portico.logTail(20)}`);
-      }
-    },
-    { timeoutMs },
+  await changeAndReload([cluster.portico], `applying ${body.metadata?.name}`, () => applyIngress(cluster, body), timeoutMs);
+}
+
+/**
+ * The same wait for any change that reloads nginx (a ConfigMap, a Secret, a
+ * manifest file), on each of `porticos` (replicas run an nginx each): until
+ * then a separate request may reach a worker of the old nginx.conf. A reload
+ * of an earlier change still under way counts too: wait for that one first.
+ */
+export async function changeAndReload(
+  porticos: readonly PorticoProcess[],
+  what: string,
+  change: () => Promise<unknown>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const before = await Promise.all(
+    porticos.map(async (portico) => ({
+      portico,
+      offset: (await stat(portico.process.logPath)).size,
+      serving: await servingWorkerPids(portico.prefix),
+    })),
   );
-  await untilRetired(cluster.portico.prefix, serving, timeoutMs);
+  await change();
+  for (const { portico, offset, serving } of before) {
+    await eventually(
+      async () => {
+        if (appliedConfigurations(await readFrom(portico.process.logPath, offset)).reloads === 0) {
+          throw new Error(`no reload within ${timeoutMs} ms of ${what}\n${portico.logTail(20)}`);
+        }
+      },
+      { timeoutMs },
+    );
+    await untilRetired(portico.prefix, serving, timeoutMs);
+  }
 }
 
 /** Creates the Ingress, or replaces it when it exists. */
