@@ -13,13 +13,16 @@ COPY tsconfig.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev --no-audit --no-fund --loglevel=error
 
-# Portico's build of Debian's lua-nginx-module (scripts/build-lua-module.sh, docs/scale.md).
+# Portico's build of Debian's lua-nginx-module (scripts/build-lua-module.sh) and
+# the master's pool-block allocator (scripts/build-pool-blocks.sh; docs/scale.md).
 FROM debian:12-slim AS lua-module
-COPY scripts/debian-packages.txt scripts/debian-build-packages.txt scripts/build-lua-module.sh /src/scripts/
+COPY scripts/debian-packages.txt scripts/debian-build-packages.txt scripts/build-lua-module.sh scripts/build-pool-blocks.sh /src/scripts/
 COPY scripts/patches /src/scripts/patches
+COPY native /src/native
 RUN apt-get update \
   && grep -v '^#' /src/scripts/debian-packages.txt | xargs apt-get install -y --no-install-recommends \
-  && mkdir /out && cp "$(bash /src/scripts/build-lua-module.sh)" /out/ngx_http_lua_module.so
+  && mkdir /out && cp "$(bash /src/scripts/build-lua-module.sh)" /out/ngx_http_lua_module.so \
+  && cp "$(bash /src/scripts/build-pool-blocks.sh)" /out/libportico_pool_blocks.so
 
 FROM debian:12-slim
 # Debian's images deny service starts during builds (policy-rc.d), so
@@ -30,6 +33,7 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/* /tmp/debian-packages.txt
 COPY --from=build /usr/local/bin/node /usr/local/bin/node
 COPY --from=lua-module /out/ngx_http_lua_module.so /usr/lib/portico/ngx_http_lua_module.so
+COPY --from=lua-module /out/libportico_pool_blocks.so /usr/lib/portico/libportico_pool_blocks.so
 WORKDIR /app
 COPY package.json ./
 COPY --from=build /src/node_modules ./node_modules

@@ -26,7 +26,7 @@ import { IngressAcceptance } from '../src/controller/ingressAcceptance.js';
 import { sameJson } from '../src/controller/sameJson.js';
 import { createPrefixDirs, prefixLayout, type PrefixLayout } from '../src/dataplane/nginx/process/prefixLayout.js';
 import { DEBIAN_LUA_MODULE, PORTICO_LUA_MODULE } from '../src/dataplane/nginx/luaModule.js';
-import { MASTER_MALLOC_ENVIRONMENT } from '../src/dataplane/nginx/process/masterMalloc.js';
+import { masterEnvironment } from '../src/dataplane/nginx/process/masterMalloc.js';
 import { nginxArguments } from '../src/dataplane/nginx/process/nginxArguments.js';
 import { createRenderContext, type RenderContext } from '../src/dataplane/nginx/render/renderContext.js';
 import { renderNginxConf } from '../src/dataplane/nginx/render/renderNginxConf.js';
@@ -291,7 +291,7 @@ async function timedNginxTest(layout: PrefixLayout, conf: string): Promise<Nginx
       stdio: ['ignore', 'ignore', 'pipe'],
       timeout: NGINX_TEST_TIMEOUT_MS,
       killSignal: 'SIGKILL',
-      env: { ...process.env, ...MASTER_MALLOC_ENVIRONMENT },
+      env: masterEnvironment(),
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));

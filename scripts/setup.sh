@@ -23,18 +23,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ -z "$policy_added" ] || rm -f /usr/sbin/policy-rc.d
 fi
 
+# Installs a build where the data plane loads it, when it differs. Replaced by a
+# rename, never rewritten in place: a running nginx has it mapped.
+install_library() { # built file, installed path
+  if ! cmp -s "$1" "$2"; then
+    [ "$(id -u)" = 0 ] || { echo "setup: run as root to install $2" >&2; exit 1; }
+    mkdir -p "$(dirname "$2")"
+    cp "$1" "$2.tmp"
+    chmod 0644 "$2.tmp"
+    mv "$2.tmp" "$2"
+  fi
+}
 # Portico's build of Debian's lua-nginx-module (scripts/build-lua-module.sh, cached;
 # docs/scale.md), where the data plane loads it (src/dataplane/nginx/luaModule.ts).
-# Replaced by a rename, never rewritten in place: a running nginx has it mapped.
+# (Built apart from the call: set -e does not stop at a failed substitution in an argument.)
 lua_module=$(bash scripts/build-lua-module.sh)
-installed_lua_module=/usr/lib/portico/ngx_http_lua_module.so
-if ! cmp -s "$lua_module" "$installed_lua_module"; then
-  [ "$(id -u)" = 0 ] || { echo "setup: run as root to install $installed_lua_module" >&2; exit 1; }
-  mkdir -p "$(dirname "$installed_lua_module")"
-  cp "$lua_module" "$installed_lua_module.tmp"
-  chmod 0644 "$installed_lua_module.tmp"
-  mv "$installed_lua_module.tmp" "$installed_lua_module"
-fi
+install_library "$lua_module" /usr/lib/portico/ngx_http_lua_module.so
+# The master's pool-block allocator (scripts/build-pool-blocks.sh, cached; docs/scale.md),
+# where the data plane preloads it (src/dataplane/nginx/process/masterMalloc.ts).
+pool_blocks=$(bash scripts/build-pool-blocks.sh)
+install_library "$pool_blocks" /usr/lib/portico/libportico_pool_blocks.so
 
 # npm packages, reinstalled only when the lock file changed.
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)

@@ -3,7 +3,7 @@
 // workers share.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { MASTER_MALLOC_ENVIRONMENT } from './masterMalloc.js';
+import { masterEnvironment } from './masterMalloc.js';
 
 export interface ProcessExit {
   readonly code: number | null;
@@ -52,7 +52,7 @@ export class MasterProcess {
     const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', binary, ...args], {
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, ...MASTER_MALLOC_ENVIRONMENT },
+      env: masterEnvironment(),
     });
     const exited = once(child, 'exit').then((args): ProcessExit => {
       const [code, signal] = args as [ProcessExit['code'], ProcessExit['signal']];
